@@ -1,0 +1,190 @@
+// `radiant fit-image [IMAGE]`: learn an image with the hash encoding + fused MLP.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "app/commands.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "core/report.h"
+#include "core/system.h"
+#include "core/thread_pool.h"
+#include "core/timer.h"
+#include "fit/image_fitter.h"
+#include "fit/test_pattern.h"
+#include "io/image.h"
+#include "nn/simd.h"
+
+namespace radiant {
+
+namespace {
+
+struct FitImageOptions {
+    std::string image;
+    int pattern_size = 1024;
+    uint64_t steps = 2000;
+    double seconds = 0;
+    size_t batch = size_t(1) << 16;
+    int log2_table = FitImageConfig{}.log2_hashmap_size;
+    int threads = 0;
+    uint64_t seed = 1337;
+    std::string out;
+    std::string report;
+    uint64_t eval_every = 500;
+    std::string loss = "l2";
+    float lr = 1e-2f;
+};
+
+// Fails before any work if an output could not be written later.
+void check_output_path(const std::string& path, const char* option) {
+    if (path.empty()) return;
+    std::filesystem::path p(path);
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec))
+        throw Error(path, fmt::format("{} names a folder; give a file path", option));
+    auto parent = p.parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+        throw Error(path, fmt::format("{}: folder '{}' does not exist", option, parent.string()));
+}
+
+int run_fit_image(const FitImageOptions& o) {
+    check_output_path(o.out, "--out");
+    check_output_path(o.report, "--report");
+    if (!o.out.empty() && std::filesystem::path(o.out).extension() != ".png")
+        throw Error(o.out, "--out must end in .png");
+
+    ImageF image;
+    std::string source;
+    if (o.image.empty()) {
+        image = make_test_pattern(o.pattern_size, o.pattern_size);
+        source = fmt::format("built-in {}x{} test pattern", o.pattern_size, o.pattern_size);
+    } else {
+        image = to_float(load_image(o.image));
+        source = o.image;
+    }
+
+    ThreadPool pool(o.threads);
+    FitImageConfig config;
+    config.batch = o.batch;
+    config.log2_hashmap_size = o.log2_table;
+    config.seed = o.seed;
+    config.loss.type = parse_loss(o.loss);
+    config.adam.learning_rate = o.lr;
+    ImageFitter fitter(image, config, pool);
+
+    std::fprintf(stderr,
+                 "fit-image: %s (%dx%d), %d threads, SIMD %s\n"
+                 "  hash grid: %d levels x %d features, table 2^%d, %zu params; MLP %d x %d, "
+                 "%zu params; batch %zu\n",
+                 source.c_str(), image.width, image.height, pool.size(), simd_target_name(),
+                 config.n_levels, config.n_features_per_level, config.log2_hashmap_size,
+                 fitter.grid().n_params(), config.n_neurons, config.n_hidden_layers,
+                 fitter.mlp().n_params(), config.batch);
+
+    const uint64_t max_steps = o.seconds > 0 && o.steps == 0 ? UINT64_MAX : o.steps;
+    Report report;
+    report.command = "fit-image";
+    report.threads = pool.size();
+    Progress progress("fit-image", max_steps == UINT64_MAX ? 0 : max_steps, o.seconds);
+    double train_seconds = 0.0;
+    ProgressState state;
+    while (fitter.steps() < max_steps && (o.seconds <= 0 || train_seconds < o.seconds)) {
+        Timer step_timer;
+        double loss = fitter.step();
+        train_seconds += step_timer.seconds();
+        if (!std::isfinite(loss))
+            throw Error(source, fmt::format("training diverged: loss is {} at step {}", loss,
+                                            fitter.steps()));
+        state.step = fitter.steps();
+        state.loss = loss;
+        state.samples_per_second = double(fitter.steps()) * fitter.batch() / train_seconds;
+        HistoryPoint point{state.step, train_seconds, loss, std::nullopt};
+        bool last = fitter.steps() >= max_steps || (o.seconds > 0 && train_seconds >= o.seconds);
+        if ((o.eval_every > 0 && state.step % o.eval_every == 0) || last) {
+            point.psnr = fitter.psnr();
+            state.psnr = point.psnr;
+            if (!last) progress.message(fmt::format("  step {:>6}  {:7.2f} s  loss {:.3e}  psnr {:.2f} dB",
+                                          state.step, train_seconds, loss, *point.psnr));
+        }
+        if (state.step % 10 == 0 || last || point.psnr) report.history.push_back(point);
+        progress.update(state);
+    }
+    progress.finish(state);
+
+    double psnr = state.psnr ? *state.psnr : fitter.psnr();
+    double sps = fitter.steps() * double(fitter.batch()) / std::max(train_seconds, 1e-9);
+    report.psnr = psnr;
+    report.steps = fitter.steps();
+    report.seconds = train_seconds;
+    report.samples_per_second = sps;
+    report.rays_per_second = sps;
+    report.peak_rss_mb = peak_rss_mb();
+    report.extra["image"] = source;
+    report.extra["width"] = image.width;
+    report.extra["height"] = image.height;
+    report.extra["batch"] = fitter.batch();
+    report.extra["log2_hashmap_size"] = config.log2_hashmap_size;
+    report.extra["flops_per_sample"] = fitter.flops_per_sample();
+    report.extra["gflops"] = sps * fitter.flops_per_sample() * 1e-9;
+    report.extra["simd_target"] = simd_target_name();
+
+    std::printf("PSNR %.2f dB after %llu steps, %.1f s training, %.2f M samples/s (%.1f GFLOP/s)\n",
+                psnr, static_cast<unsigned long long>(fitter.steps()), train_seconds, sps * 1e-6,
+                sps * fitter.flops_per_sample() * 1e-9);
+    if (!o.out.empty()) {
+        save_png(o.out, fitter.render());
+        std::printf("reconstruction: %s\n", o.out.c_str());
+    }
+    if (!o.report.empty()) {
+        report.write(o.report);
+        std::printf("report: %s\n", o.report.c_str());
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command add_fit_image_command(CLI::App& app) {
+    auto o = std::make_shared<FitImageOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "fit-image",
+        "Learn a 2D image with the multiresolution hash encoding and a fused MLP "
+        "(instant-ngp's image task); prints PSNR over the whole image.");
+    cmd->add_option("IMAGE", o->image,
+                    "PNG or JPEG to learn; omit to use a built-in procedural test pattern");
+    cmd->add_option("--pattern-size", o->pattern_size, "side of the built-in test pattern")
+        ->check(CLI::Range(16, 8192))
+        ->capture_default_str();
+    cmd->add_option("--steps", o->steps, "training steps (0 with --seconds: no step limit)")
+        ->check(CLI::Range(uint64_t(0), uint64_t(100000000)))
+        ->capture_default_str();
+    cmd->add_option("--seconds", o->seconds, "stop after this much training time")
+        ->check(CLI::Range(0.0, 1e7));
+    cmd->add_option("--batch", o->batch, "pixels per training step")
+        ->check(CLI::Range(size_t(64), size_t(1) << 22))
+        ->capture_default_str();
+    cmd->add_option("--log2-table", o->log2_table, "log2 of the hash table size per level")
+        ->check(CLI::Range(12, 24))
+        ->capture_default_str();
+    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")
+        ->check(CLI::Range(0, 1024))
+        ->capture_default_str();
+    cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
+    cmd->add_option("--lr", o->lr, "Adam learning rate")
+        ->check(CLI::Range(1e-6f, 1.0f))
+        ->capture_default_str();
+    cmd->add_option("--loss", o->loss, "loss: l2 or huber")
+        ->check(CLI::IsMember({"l2", "huber"}))
+        ->capture_default_str();
+    cmd->add_option("--eval-every", o->eval_every, "print PSNR every N steps (0: only at the end)")
+        ->capture_default_str();
+    cmd->add_option("--out", o->out, "write the reconstruction to this PNG");
+    cmd->add_option("--report", o->report, "write a JSON report (DESIGN §1) to this path");
+    return {cmd, [o] { return run_fit_image(*o); }};
+}
+
+}  // namespace radiant

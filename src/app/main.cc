@@ -1,0 +1,49 @@
+// `radiant`: one executable, one subcommand per job (DESIGN §1).
+// Exit codes: 0 success, 2 bad input or usage (one line naming the file and the problem),
+// 1 internal error.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "app/commands.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "Radiant: neural radiance fields and neural graphics primitives, fast on the CPU."};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "radiant 0.1.0");
+    std::vector<radiant::Command> commands = {
+        radiant::add_fit_image_command(app),
+    };
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "radiant: %s\nRun 'radiant --help' or 'radiant COMMAND --help'.\n",
+                     e.what());
+        return 2;
+    }
+    try {
+        for (auto& c : commands)
+            if (c.subcommand->parsed()) return c.run();
+        return 2;
+    } catch (const radiant::Error& e) {
+        std::fprintf(stderr, "\nradiant: error: %s\n", e.what());
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "\nradiant: error: out of memory\n");
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "\nradiant: internal error: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,23 @@
+// Small operating-system helpers: memory use, terminals, atomic file writes.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace radiant {
+
+// Peak resident set size of this process in MiB (VmHWM).
+double peak_rss_mb();
+
+// True when stderr is an interactive terminal (progress bars redraw in place).
+bool stderr_is_tty();
+
+// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so the
+// path holds either the old content or the complete new one. Throws Error on failure.
+void write_file_atomic(const std::string& path, std::string_view bytes);
+
+// Reads a whole file; throws Error naming the path if it cannot be read.
+std::string read_file(const std::string& path);
+
+}  // namespace radiant

@@ -1,0 +1,220 @@
+#include "fit/image_fitter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/rng.h"
+
+namespace radiant {
+
+namespace {
+HashGridConfig grid_config(const FitImageConfig& c, int width, int height) {
+    HashGridConfig g;
+    g.n_dims = 2;
+    g.n_levels = c.n_levels;
+    g.n_features_per_level = c.n_features_per_level;
+    g.log2_hashmap_size = c.log2_hashmap_size;
+    g.base_resolution = c.base_resolution;
+    g.per_level_scale = HashGridConfig::scale_for_finest(c.base_resolution, c.n_levels,
+                                                         float(std::max(width, height)));
+    return g;
+}
+
+MlpConfig mlp_config(const FitImageConfig& c) {
+    MlpConfig m;
+    m.n_input = c.n_levels * c.n_features_per_level;
+    m.n_output = 3;
+    m.n_neurons = c.n_neurons;
+    m.n_hidden_layers = c.n_hidden_layers;
+    m.output_activation = c.output_activation;
+    return m;
+}
+}  // namespace
+
+ImageFitter::ImageFitter(const ImageF& image, const FitImageConfig& config, ThreadPool& pool)
+    : m_config(config),
+      m_pool(pool),
+      m_width(image.width),
+      m_height(image.height),
+      m_inv_extent(1.0f / float(std::max(image.width, image.height))),
+      m_grid(grid_config(config, image.width, image.height), config.impl),
+      m_mlp(mlp_config(config), config.impl) {
+    RD_CHECK(image.width > 0 && image.height > 0 && image.channels >= 1);
+    RD_CHECK(config.batch >= kChunks);
+    m_rgb.resize(size_t(m_width) * m_height * 3);
+    for (int y = 0; y < m_height; ++y)
+        for (int x = 0; x < m_width; ++x)
+            for (int c = 0; c < 3; ++c)
+                m_rgb[(size_t(y) * m_width + x) * 3 + c] =
+                    image.at(x, y, image.channels >= 3 ? c : 0);
+
+    m_mlp_offset = m_grid.n_params();
+    const size_t n_params = m_mlp_offset + m_mlp.n_params();
+    m_params.assign(n_params, 0.0f);
+    m_grads.assign(n_params, 0.0f);
+    Pcg32 rng(config.seed, 0);
+    m_grid.init_params(m_params.data(), rng);
+    m_mlp.init_params(m_params.data() + m_mlp_offset, rng);
+    m_packed.assign(m_mlp.packed_size(), 0.0f);
+    m_packed_grad.assign(m_mlp.packed_size(), 0.0f);
+    m_mlp.pack(m_params.data() + m_mlp_offset, m_packed.data());
+
+    std::vector<ParamRange> ranges = {
+        {0, m_grid.n_params(), /*l2=*/false, /*sparse=*/true},
+        {m_mlp_offset, m_mlp.n_params(), /*l2=*/true, /*sparse=*/false},
+    };
+    m_adam = std::make_unique<Adam>(config.adam, ranges, n_params, config.impl);
+
+    const size_t batch = config.batch;
+    const int enc_dims = m_grid.n_output_dims();
+    m_positions.assign(batch * 2, 0.0f);
+    m_targets.assign(batch * 3, 0.0f);
+    m_d_enc.assign(batch * enc_dims, 0.0f);
+    m_chunk_grad.assign(kChunks, AlignedVector<float>(m_mlp.packed_size(), 0.0f));
+    m_chunk_loss.assign(kChunks, 0.0);
+    m_scratch.resize(pool.size());
+    for (auto& s : m_scratch) {
+        s.mlp = m_mlp.make_workspace(kTile);
+        s.enc.assign(kTile * enc_dims, 0.0f);
+        s.d_enc.assign(kTile * enc_dims, 0.0f);
+        s.pred.assign(kTile * 3, 0.0f);
+        s.d_pred.assign(kTile * 3, 0.0f);
+    }
+    // Interleave coarse and fine levels so contiguous per-thread shares cost about the same.
+    const int L = m_grid.config().n_levels;
+    for (int lo = 0, hi = L - 1; lo <= hi; ++lo, --hi) {
+        m_level_order.push_back(lo);
+        if (hi != lo) m_level_order.push_back(hi);
+    }
+}
+
+float ImageFitter::target_at(float px, float py, int c) const {
+    // Bilinear over pixel centres (pixel i covers [i, i+1) and has its centre at i + 0.5).
+    float fx = std::clamp(px - 0.5f, 0.0f, float(m_width - 1));
+    float fy = std::clamp(py - 0.5f, 0.0f, float(m_height - 1));
+    int x0 = std::min(int(fx), m_width - 1), y0 = std::min(int(fy), m_height - 1);
+    int x1 = std::min(x0 + 1, m_width - 1), y1 = std::min(y0 + 1, m_height - 1);
+    float tx = fx - x0, ty = fy - y0;
+    auto at = [&](int x, int y) { return m_rgb[(size_t(y) * m_width + x) * 3 + c]; };
+    return (1 - ty) * ((1 - tx) * at(x0, y0) + tx * at(x1, y0)) +
+           ty * ((1 - tx) * at(x0, y1) + tx * at(x1, y1));
+}
+
+void ImageFitter::sample_targets(size_t begin, size_t end, uint64_t chunk) {
+    Pcg32 rng = stream_for(m_config.seed, m_step, chunk);
+    for (size_t i = begin; i < end; ++i) {
+        float px = rng.next_float() * m_width, py = rng.next_float() * m_height;
+        m_positions[2 * i] = px * m_inv_extent;
+        m_positions[2 * i + 1] = py * m_inv_extent;
+        for (int c = 0; c < 3; ++c) m_targets[3 * i + c] = target_at(px, py, c);
+    }
+}
+
+double ImageFitter::step() {
+    const size_t batch = m_config.batch;
+    const int enc_dims = m_grid.n_output_dims();
+    const float grad_scale = 1.0f / float(batch * 3);
+    const float* mlp_params = m_params.data() + m_mlp_offset;
+
+    // 1. Sample, forward, loss, MLP backward: fixed chunks, each with its own accumulators.
+    parallel_chunks(m_pool, batch, kChunks, [&](size_t chunk, size_t begin, size_t end, int t) {
+        ThreadScratch& s = m_scratch[t];
+        sample_targets(begin, end, chunk);
+        float* grad = m_chunk_grad[chunk].data();
+        std::memset(grad, 0, sizeof(float) * m_mlp.packed_size());
+        double loss = 0.0;
+        for (size_t i0 = begin; i0 < end; i0 += kTile) {
+            const size_t n = std::min(kTile, end - i0);
+            m_grid.forward(m_params.data(), &m_positions[2 * i0], n, s.enc.data(), enc_dims);
+            const float* out = m_mlp.forward(m_packed.data(), s.enc.data(), enc_dims, n, s.mlp);
+            const size_t stride = m_mlp.output_stride();
+            for (size_t i = 0; i < n; ++i)
+                for (int c = 0; c < 3; ++c) s.pred[3 * i + c] = out[i * stride + c];
+            loss += loss_and_gradient(m_config.loss, s.pred.data(), &m_targets[3 * i0], n * 3,
+                                      grad_scale, s.d_pred.data(), m_config.impl);
+            m_mlp.backward(mlp_params, s.enc.data(), enc_dims, n, s.d_pred.data(), 3, s.mlp, grad,
+                           s.d_enc.data());
+            // Feature-major copy of dL/d(encoding) for the per-level hash backward.
+            for (int k = 0; k < enc_dims; ++k) {
+                float* dst = &m_d_enc[size_t(k) * batch + i0];
+                for (size_t i = 0; i < n; ++i) dst[i] = s.d_enc[i * enc_dims + k];
+            }
+        }
+        m_chunk_loss[chunk] = loss;
+    });
+
+    // 2. Hash-grid gradients: one level per task, samples in order (no races, deterministic).
+    float* hash_grad = m_grads.data();
+    m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
+        int level = m_level_order[i];
+        m_grid.backward(m_positions.data(), batch, m_d_enc.data(), batch, hash_grad, level,
+                        level + 1);
+    });
+
+    // 3. MLP gradients: reduce chunks in fixed order, then into the flat gradient buffer.
+    const size_t packed = m_mlp.packed_size();
+    m_pool.parallel_ranges(packed, [&](size_t b, size_t e, int) {
+        for (size_t j = b; j < e; ++j) {
+            float acc = 0.0f;
+            for (size_t c = 0; c < kChunks; ++c) acc += m_chunk_grad[c][j];
+            m_packed_grad[j] = acc;
+        }
+    });
+    m_mlp.unpack_gradients(m_packed_grad.data(), m_grads.data() + m_mlp_offset);
+
+    // 4. Optimizer, then refresh the packed weights the next forward reads.
+    m_adam->step(m_params.data(), m_grads.data(), m_pool);
+    m_mlp.pack(m_params.data() + m_mlp_offset, m_packed.data());
+    ++m_step;
+
+    double total = 0.0;
+    for (double l : m_chunk_loss) total += l;
+    return total / double(batch * 3);
+}
+
+ImageF ImageFitter::render() {
+    ImageF out(m_width, m_height, 3);
+    const int enc_dims = m_grid.n_output_dims();
+    const size_t n_pixels = size_t(m_width) * m_height;
+    const size_t n_tiles = (n_pixels + kTile - 1) / kTile;
+    m_pool.parallel_ranges(n_tiles, [&](size_t tb, size_t te, int t) {
+        ThreadScratch& s = m_scratch[t];
+        float pos[kTile * 2];
+        for (size_t tile = tb; tile < te; ++tile) {
+            const size_t i0 = tile * kTile, n = std::min(kTile, n_pixels - i0);
+            for (size_t i = 0; i < n; ++i) {
+                size_t p = i0 + i;
+                pos[2 * i] = (float(p % m_width) + 0.5f) * m_inv_extent;
+                pos[2 * i + 1] = (float(p / m_width) + 0.5f) * m_inv_extent;
+            }
+            m_grid.forward(m_params.data(), pos, n, s.enc.data(), enc_dims);
+            const float* y = m_mlp.forward(m_packed.data(), s.enc.data(), enc_dims, n, s.mlp);
+            const size_t stride = m_mlp.output_stride();
+            for (size_t i = 0; i < n; ++i)
+                for (int c = 0; c < 3; ++c)
+                    out.pixels[(i0 + i) * 3 + c] = std::clamp(y[i * stride + c], 0.0f, 1.0f);
+        }
+    });
+    return out;
+}
+
+double ImageFitter::psnr() {
+    ImageF r = render();
+    std::vector<double> row_sse(m_height, 0.0);
+    m_pool.parallel_for(m_height, [&](size_t y, int) {
+        double sse = 0.0;
+        for (size_t i = y * m_width * 3; i < (y + 1) * m_width * 3; ++i) {
+            double d = double(r.pixels[i]) - double(std::clamp(m_rgb[i], 0.0f, 1.0f));
+            sse += d * d;
+        }
+        row_sse[y] = sse;
+    });
+    double sse = 0.0;
+    for (double s : row_sse) sse += s;
+    double mse = sse / double(m_rgb.size());
+    return mse > 0 ? -10.0 * std::log10(mse) : 99.0;
+}
+
+}  // namespace radiant

@@ -1,0 +1,88 @@
+// JPEG through libjpeg(-turbo). Errors longjmp out of the library and become radiant::Error.
+#include <csetjmp>
+#include <cstddef>
+#include <cstdio>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+#include "core/error.h"
+#include "io/image.h"
+
+namespace radiant {
+
+namespace {
+struct ErrorManager {
+    jpeg_error_mgr base;
+    std::jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+};
+
+void on_error_exit(j_common_ptr cinfo) {
+    auto* err = reinterpret_cast<ErrorManager*>(cinfo->err);
+    (*cinfo->err->format_message)(cinfo, err->message);
+    std::longjmp(err->jump, 1);
+}
+
+// libjpeg pads a truncated stream with a fake EOI and only warns; we treat that as an error.
+void on_emit_message(j_common_ptr cinfo, int level) {
+    if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) on_error_exit(cinfo);
+}
+}  // namespace
+
+RawImage decode_jpeg(std::string_view bytes, const std::string& path) {
+    RawImage img;
+    jpeg_decompress_struct cinfo;
+    ErrorManager err;
+    cinfo.err = jpeg_std_error(&err.base);
+    err.base.error_exit = on_error_exit;
+    err.base.emit_message = on_emit_message;
+    err.message[0] = 0;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        throw Error(path, std::string("corrupt or truncated JPEG (") + err.message + ")");
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
+                 static_cast<unsigned long>(bytes.size()));
+    jpeg_read_header(&cinfo, TRUE);
+    if (cinfo.num_components != 1) cinfo.out_color_space = JCS_RGB;
+    jpeg_start_decompress(&cinfo);
+    img.width = static_cast<int>(cinfo.output_width);
+    img.height = static_cast<int>(cinfo.output_height);
+    img.channels = cinfo.output_components;
+    img.bit_depth = 8;
+    img.bytes.resize(img.sample_count());
+    size_t stride = size_t(img.width) * img.channels;
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW row = img.bytes.data() + size_t(cinfo.output_scanline) * stride;
+        jpeg_read_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    return img;
+}
+
+ImageSize jpeg_size(std::string_view bytes, const std::string& path) {
+    ImageSize size;
+    jpeg_decompress_struct cinfo;
+    ErrorManager err;
+    cinfo.err = jpeg_std_error(&err.base);
+    err.base.error_exit = on_error_exit;
+    err.message[0] = 0;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        throw Error(path, std::string("corrupt or truncated JPEG (") + err.message + ")");
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
+                 static_cast<unsigned long>(bytes.size()));
+    jpeg_read_header(&cinfo, TRUE);
+    size.width = static_cast<int>(cinfo.image_width);
+    size.height = static_cast<int>(cinfo.image_height);
+    size.channels = cinfo.num_components == 1 ? 1 : 3;
+    jpeg_destroy_decompress(&cinfo);
+    return size;
+}
+
+}  // namespace radiant

@@ -1,0 +1,195 @@
+#include "io/transforms.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/system.h"
+
+namespace radiant {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+void CameraIntrinsics::resolve() {
+    if (fl_x <= 0 && camera_angle_x) fl_x = 0.5f * width / std::tan(0.5f * *camera_angle_x);
+    if (fl_y <= 0 && camera_angle_y) fl_y = 0.5f * height / std::tan(0.5f * *camera_angle_y);
+    if (fl_y <= 0) fl_y = fl_x;
+    if (fl_x <= 0) fl_x = fl_y;
+    if (!has_principal_point) {
+        cx = 0.5f * width;
+        cy = 0.5f * height;
+        has_principal_point = true;
+    }
+}
+
+CameraIntrinsics CameraIntrinsics::downscaled(int k) const {
+    CameraIntrinsics c = *this;
+    c.width = width / k;
+    c.height = height / k;
+    c.fl_x = fl_x / k;
+    c.fl_y = fl_y / k;
+    c.cx = cx / k;
+    c.cy = cy / k;
+    return c;
+}
+
+std::string resolve_transforms_path(const std::string& scene) {
+    std::error_code ec;
+    if (!fs::exists(scene, ec)) throw Error(scene, "no such file or directory");
+    if (fs::is_directory(scene, ec)) {
+        for (const char* name : {"transforms.json", "transforms_train.json"}) {
+            fs::path p = fs::path(scene) / name;
+            if (fs::exists(p, ec)) return p.string();
+        }
+        throw Error(scene, "folder has no transforms.json or transforms_train.json");
+    }
+    return scene;
+}
+
+namespace {
+
+// Reads a number field if present; throws if present with another type or non-finite.
+std::optional<double> number_field(const json& obj, const char* key, const std::string& file,
+                                   const std::string& where) {
+    auto it = obj.find(key);
+    if (it == obj.end()) return std::nullopt;
+    if (!it->is_number())
+        throw Error(file, fmt::format("{}'{}' must be a number, got {}", where, key, it->type_name()));
+    double v = it->get<double>();
+    if (!std::isfinite(v)) throw Error(file, fmt::format("{}'{}' is not finite", where, key));
+    return v;
+}
+
+// Applies any intrinsics present in `obj` (the file's top level or one frame) onto `cam`.
+void read_intrinsics(const json& obj, CameraIntrinsics& cam, const std::string& file,
+                     const std::string& where) {
+    auto positive = [&](const char* key) -> std::optional<double> {
+        auto v = number_field(obj, key, file, where);
+        if (v && *v <= 0) throw Error(file, fmt::format("{}'{}' must be positive, got {}", where, key, *v));
+        return v;
+    };
+    if (auto v = positive("w")) cam.width = static_cast<int>(std::lround(*v));
+    if (auto v = positive("h")) cam.height = static_cast<int>(std::lround(*v));
+    if (auto v = positive("fl_x")) cam.fl_x = float(*v);
+    if (auto v = positive("fl_y")) cam.fl_y = float(*v);
+    if (auto v = positive("camera_angle_x")) cam.camera_angle_x = float(*v);
+    if (auto v = positive("camera_angle_y")) cam.camera_angle_y = float(*v);
+    auto cx = number_field(obj, "cx", file, where);
+    auto cy = number_field(obj, "cy", file, where);
+    if (cx || cy) {
+        if (!cx || !cy) throw Error(file, where + "'cx' and 'cy' must be given together");
+        cam.cx = float(*cx);
+        cam.cy = float(*cy);
+        cam.has_principal_point = true;
+    }
+    if (auto v = number_field(obj, "k1", file, where)) cam.k1 = float(*v);
+    if (auto v = number_field(obj, "k2", file, where)) cam.k2 = float(*v);
+    if (auto v = number_field(obj, "p1", file, where)) cam.p1 = float(*v);
+    if (auto v = number_field(obj, "p2", file, where)) cam.p2 = float(*v);
+}
+
+std::array<float, 16> read_matrix(const json& frame, const std::string& file,
+                                  const std::string& where) {
+    auto it = frame.find("transform_matrix");
+    if (it == frame.end()) throw Error(file, where + "missing 'transform_matrix'");
+    const json& m = *it;
+    if (!m.is_array() || m.size() != 4)
+        throw Error(file, where + "'transform_matrix' must be a 4x4 array of numbers");
+    std::array<float, 16> out{};
+    for (int r = 0; r < 4; ++r) {
+        if (!m[r].is_array() || m[r].size() != 4)
+            throw Error(file, where + "'transform_matrix' must be a 4x4 array of numbers");
+        for (int c = 0; c < 4; ++c) {
+            if (!m[r][c].is_number())
+                throw Error(file, where + "'transform_matrix' must be a 4x4 array of numbers");
+            double v = m[r][c].get<double>();
+            if (!std::isfinite(v))
+                throw Error(file, where + "'transform_matrix' has a non-finite entry");
+            out[r * 4 + c] = float(v);
+        }
+    }
+    return out;
+}
+
+// NeRF-synthetic writes paths without an extension; try the usual ones.
+std::string resolve_image_path(const fs::path& base, const std::string& file_path,
+                               const std::string& file, const std::string& where) {
+    fs::path p = base / file_path;
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
+    for (const char* ext : {".png", ".jpg", ".jpeg", ".PNG", ".JPG", ".JPEG"}) {
+        fs::path q = p;
+        q += ext;
+        if (fs::is_regular_file(q, ec)) return q.lexically_normal().string();
+    }
+    throw Error(p.lexically_normal().string(), fmt::format("image file not found (listed in {} {})", file, where.substr(0, where.size() - 2)));
+}
+
+}  // namespace
+
+Dataset load_transforms(const std::string& scene) {
+    Dataset ds;
+    ds.json_path = resolve_transforms_path(scene);
+    const std::string& file = ds.json_path;
+    json root;
+    try {
+        root = json::parse(read_file(file));
+    } catch (const json::parse_error& e) {
+        throw Error(file, std::string("invalid JSON: ") + e.what());
+    }
+    if (!root.is_object()) throw Error(file, "expected a JSON object at the top level");
+
+    CameraIntrinsics shared;
+    read_intrinsics(root, shared, file, "");
+    ds.nerf_synthetic = shared.fl_x <= 0 && shared.camera_angle_x.has_value();
+    if (auto v = number_field(root, "aabb_scale", file, "")) {
+        if (*v < 1) throw Error(file, fmt::format("'aabb_scale' must be >= 1, got {}", *v));
+        ds.aabb_scale = float(*v);
+    }
+    if (auto v = number_field(root, "scale", file, "")) {
+        if (*v <= 0) throw Error(file, fmt::format("'scale' must be positive, got {}", *v));
+        ds.scale = float(*v);
+    }
+    if (auto it = root.find("offset"); it != root.end()) {
+        if (!it->is_array() || it->size() != 3)
+            throw Error(file, "'offset' must be an array of 3 numbers");
+        for (int i = 0; i < 3; ++i) {
+            if (!(*it)[i].is_number() || !std::isfinite((*it)[i].get<double>()))
+                throw Error(file, "'offset' must be an array of 3 finite numbers");
+            ds.offset[i] = (*it)[i].get<float>();
+        }
+    }
+
+    auto frames_it = root.find("frames");
+    if (frames_it == root.end()) throw Error(file, "missing 'frames'");
+    if (!frames_it->is_array()) throw Error(file, "'frames' must be an array");
+    if (frames_it->empty()) throw Error(file, "'frames' is empty: no images to use");
+
+    fs::path base = fs::path(file).parent_path();
+    ds.frames.reserve(frames_it->size());
+    for (size_t i = 0; i < frames_it->size(); ++i) {
+        const json& jf = (*frames_it)[i];
+        std::string where = fmt::format("frame {}: ", i);
+        if (!jf.is_object()) throw Error(file, where + "must be an object");
+        Frame f;
+        auto fp = jf.find("file_path");
+        if (fp == jf.end()) throw Error(file, where + "missing 'file_path'");
+        if (!fp->is_string()) throw Error(file, where + "'file_path' must be a string");
+        f.camera_to_world = read_matrix(jf, file, where);
+        f.camera = shared;
+        read_intrinsics(jf, f.camera, file, where);
+        if (f.camera.fl_x <= 0 && f.camera.fl_y <= 0 && !f.camera.camera_angle_x &&
+            !f.camera.camera_angle_y)
+            throw Error(file, where + "no focal length: give 'fl_x' or 'camera_angle_x'");
+        if (auto v = number_field(jf, "sharpness", file, where)) f.sharpness = float(*v);
+        f.image_path = resolve_image_path(base, fp->get<std::string>(), file, where);
+        ds.frames.push_back(std::move(f));
+    }
+    return ds;
+}
+
+}  // namespace radiant

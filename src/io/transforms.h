@@ -1,0 +1,56 @@
+// Posed-image datasets: both `transforms.json` dialects of DESIGN §5 into one Dataset.
+//
+// NeRF-synthetic: `camera_angle_x`, `file_path` without extension (PNG), no image size
+// (it comes from the images). instant-ngp: `fl_x fl_y cx cy w h`, distortion `k1 k2 p1 p2`,
+// `aabb_scale`, `scale`, `offset`; any intrinsic may be overridden per frame.
+// Poses are kept exactly as written (camera-to-world, OpenGL convention, world units);
+// the nerf stage applies `scale` and `offset` when it builds rays.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace radiant {
+
+struct CameraIntrinsics {
+    int width = 0;   // pixels; 0 until known (NeRF-synthetic takes it from the image)
+    int height = 0;
+    float fl_x = 0, fl_y = 0;  // focal lengths in pixels; 0 until resolved
+    float cx = 0, cy = 0;      // principal point in pixels (pixel centres at +0.5)
+    bool has_principal_point = false;
+    float k1 = 0, k2 = 0, p1 = 0, p2 = 0;  // OpenCV radial-tangential distortion
+    std::optional<float> camera_angle_x, camera_angle_y;  // radians, full field of view
+
+    // Fills focal lengths / principal point from the angles and the size, once the image
+    // size is known. Width and height must be set.
+    void resolve();
+    // Intrinsics of the same camera after an integer box downscale by k.
+    CameraIntrinsics downscaled(int k) const;
+};
+
+struct Frame {
+    std::string image_path;  // resolved path of the image file
+    std::array<float, 16> camera_to_world{};  // row-major 4x4, as in the json
+    CameraIntrinsics camera;
+    float sharpness = 0;  // instant-ngp's per-frame sharpness, 0 if absent
+};
+
+struct Dataset {
+    std::string json_path;      // the transforms file that was read
+    bool nerf_synthetic = false;  // true when the file used camera_angle_x without fl_x
+    float aabb_scale = 1.0f;
+    float scale = 0.33f;  // world -> unit cube scale (instant-ngp's default)
+    std::array<float, 3> offset{0.5f, 0.5f, 0.5f};
+    std::vector<Frame> frames;
+};
+
+// `scene` is a folder holding transforms.json or transforms_train.json, or a path to a
+// transforms file. Throws Error naming the file and the problem for anything malformed.
+Dataset load_transforms(const std::string& scene);
+
+// The transforms file a scene path refers to (same rules as load_transforms).
+std::string resolve_transforms_path(const std::string& scene);
+
+}  // namespace radiant

@@ -1,0 +1,206 @@
+// Highway kernels of the hash encoding.
+//
+// Forward puts *levels* in SIMD lanes: one sample's 16 levels fill an AVX-512 vector, every
+// corner is one gather per feature, and the result is already in the row-major [L*F] order
+// the MLP reads. Backward puts *samples* in lanes for one level (the unit of work that
+// threads own, so scatter-adds never race): indices and weights are computed 16 at a time,
+// then added to the table in sample order, exactly as the reference does.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "nn/hash_grid_kernels.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "nn/hash_grid.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace radiant {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <int D, int F>
+void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
+                 const float* positions, size_t n, float* out, size_t out_stride) {
+    const hn::ScalableTag<float> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const hn::RebindToUnsigned<decltype(df)> du;
+    using VF = hn::Vec<decltype(df)>;
+    using VU = hn::Vec<decltype(du)>;
+    const size_t L = hn::Lanes(df);
+    HWY_ALIGN float tmp[64 * 8];
+    HWY_ALIGN float split[8][HWY_MAX_BYTES / sizeof(float)];
+    const uint32_t primes[3] = {1u, 2654435761u, 805459861u};
+
+    for (size_t i = 0; i < n; ++i) {
+        const float* pos = positions + i * D;
+        float p[3];
+        for (int d = 0; d < D; ++d) p[d] = std::min(std::max(pos[d], 0.0f), 1.0f);
+        for (int lb = 0; lb < g.n_levels_padded; lb += static_cast<int>(L)) {
+            const VF scale = hn::LoadU(df, g.scale + lb);
+            const VU verts = hn::LoadU(du, g.vertices + lb);
+            const auto max_cell = hn::BitCast(di, hn::Sub(verts, hn::Set(du, 2u)));
+            VU cell[D];
+            VF frac[D];
+            for (int d = 0; d < D; ++d) {
+                const VF x = hn::Mul(hn::Set(df, p[d]), scale);
+                const auto ci = hn::Min(hn::ConvertTo(di, x), max_cell);  // x >= 0: trunc = floor
+                cell[d] = hn::BitCast(du, ci);
+                frac[d] = hn::Sub(x, hn::ConvertTo(df, ci));
+            }
+            const auto dense = hn::Ne(hn::LoadU(du, g.dense + lb), hn::Zero(du));
+            const VU mask = hn::LoadU(du, g.mask + lb);
+            const VU offset = hn::LoadU(du, g.offset + lb);
+            const VF one = hn::Set(df, 1.0f);
+            VF acc[F];
+            for (int f = 0; f < F; ++f) acc[f] = hn::Zero(df);
+            for (int c = 0; c < (1 << D); ++c) {
+                VF w = one;
+                VU dense_idx = hn::Zero(du), hash = hn::Zero(du), stride = hn::Set(du, 1u);
+                for (int d = 0; d < D; ++d) {
+                    const bool bit = (c >> d) & 1;
+                    const VU v = bit ? hn::Add(cell[d], hn::Set(du, 1u)) : cell[d];
+                    w = hn::Mul(w, bit ? frac[d] : hn::Sub(one, frac[d]));
+                    dense_idx = hn::Add(dense_idx, hn::Mul(v, stride));
+                    if (d + 1 < D) stride = hn::Mul(stride, verts);
+                    hash = hn::Xor(hash, d == 0 ? v : hn::Mul(v, hn::Set(du, primes[d])));
+                }
+                const VU idx = hn::IfThenElse(hn::RebindMask(du, dense), dense_idx, hn::And(hash, mask));
+                const auto base = hn::BitCast(di, hn::Mul(hn::Add(offset, idx), hn::Set(du, uint32_t(F))));
+                for (int f = 0; f < F; ++f)
+                    acc[f] = hn::MulAdd(w, hn::GatherIndex(df, params + f, base), acc[f]);
+            }
+            float* dst = tmp + lb * F;
+            if constexpr (F == 1) {
+                hn::Store(acc[0], df, dst);
+            } else if constexpr (F == 2) {
+                hn::StoreInterleaved2(acc[0], acc[1], df, dst);
+            } else if constexpr (F == 4) {
+                hn::StoreInterleaved4(acc[0], acc[1], acc[2], acc[3], df, dst);
+            } else {
+                for (int f = 0; f < F; ++f) hn::Store(acc[f], df, split[f]);
+                for (size_t k = 0; k < L; ++k)
+                    for (int f = 0; f < F; ++f) dst[k * F + f] = split[f][k];
+            }
+        }
+        std::memcpy(out + i * out_stride, tmp, sizeof(float) * n_levels * F);
+    }
+}
+
+void HashGridForward(const HashGridLanes& g, int n_levels, const float* params,
+                     const float* positions, size_t n, float* out, size_t out_stride) {
+    const int key = g.n_dims * 10 + g.n_features;
+    switch (key) {
+        case 21: return ForwardImpl<2, 1>(g, n_levels, params, positions, n, out, out_stride);
+        case 22: return ForwardImpl<2, 2>(g, n_levels, params, positions, n, out, out_stride);
+        case 24: return ForwardImpl<2, 4>(g, n_levels, params, positions, n, out, out_stride);
+        case 28: return ForwardImpl<2, 8>(g, n_levels, params, positions, n, out, out_stride);
+        case 31: return ForwardImpl<3, 1>(g, n_levels, params, positions, n, out, out_stride);
+        case 32: return ForwardImpl<3, 2>(g, n_levels, params, positions, n, out, out_stride);
+        case 34: return ForwardImpl<3, 4>(g, n_levels, params, positions, n, out, out_stride);
+        default: return ForwardImpl<3, 8>(g, n_levels, params, positions, n, out, out_stride);
+    }
+}
+
+template <int D, int F>
+void BackwardImpl(const HashGridLanes& g, int level, const float* positions, size_t n,
+                  const float* d_enc, size_t d_stride, float* grad) {
+    const hn::ScalableTag<float> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const hn::RebindToUnsigned<decltype(df)> du;
+    using VF = hn::Vec<decltype(df)>;
+    using VU = hn::Vec<decltype(du)>;
+    const size_t L = hn::Lanes(df);
+    constexpr int kCorners = 1 << D;
+    constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
+    HWY_ALIGN uint32_t idx_buf[kCorners][kMaxLanes];
+    HWY_ALIGN float w_buf[kCorners][kMaxLanes];
+    HWY_ALIGN float pos_buf[3][kMaxLanes];
+    const uint32_t primes[3] = {1u, 2654435761u, 805459861u};
+
+    const VF scale = hn::Set(df, g.scale[level]);
+    const uint32_t verts_s = g.vertices[level];
+    const VU verts = hn::Set(du, verts_s);
+    const auto max_cell = hn::Set(di, int32_t(verts_s) - 2);
+    const bool dense = g.dense[level] != 0;
+    const VU mask = hn::Set(du, g.mask[level]);
+    float* table = grad + size_t(g.offset[level]) * F;
+    const VF zero = hn::Zero(df), one = hn::Set(df, 1.0f);
+
+    for (size_t i0 = 0; i0 < n; i0 += L) {
+        const size_t count = std::min(L, n - i0);
+        for (int d = 0; d < D; ++d)
+            for (size_t k = 0; k < L; ++k)
+                pos_buf[d][k] = k < count ? positions[(i0 + k) * D + d] : 0.0f;
+        VU cell[D];
+        VF frac[D];
+        for (int d = 0; d < D; ++d) {
+            const VF p = hn::Min(hn::Max(hn::Load(df, pos_buf[d]), zero), one);
+            const VF x = hn::Mul(p, scale);
+            const auto ci = hn::Min(hn::ConvertTo(di, x), max_cell);
+            cell[d] = hn::BitCast(du, ci);
+            frac[d] = hn::Sub(x, hn::ConvertTo(df, ci));
+        }
+        for (int c = 0; c < kCorners; ++c) {
+            VF w = one;
+            VU dense_idx = hn::Zero(du), hash = hn::Zero(du), stride = hn::Set(du, 1u);
+            for (int d = 0; d < D; ++d) {
+                const bool bit = (c >> d) & 1;
+                const VU v = bit ? hn::Add(cell[d], hn::Set(du, 1u)) : cell[d];
+                w = hn::Mul(w, bit ? frac[d] : hn::Sub(one, frac[d]));
+                dense_idx = hn::Add(dense_idx, hn::Mul(v, stride));
+                if (d + 1 < D) stride = hn::Mul(stride, verts);
+                hash = hn::Xor(hash, d == 0 ? v : hn::Mul(v, hn::Set(du, primes[d])));
+            }
+            hn::Store(dense ? dense_idx : hn::And(hash, mask), du, idx_buf[c]);
+            hn::Store(w, df, w_buf[c]);
+        }
+        // Scatter in sample order (same order as the reference): deterministic.
+        for (size_t k = 0; k < count; ++k) {
+            for (int f = 0; f < F; ++f) {
+                const float gval = d_enc[size_t(level * F + f) * d_stride + i0 + k];
+                for (int c = 0; c < kCorners; ++c)
+                    table[size_t(idx_buf[c][k]) * F + f] += w_buf[c][k] * gval;
+            }
+        }
+    }
+}
+
+void HashGridBackward(const HashGridLanes& g, int level, const float* positions, size_t n,
+                      const float* d_enc, size_t d_stride, float* grad) {
+    const int key = g.n_dims * 10 + g.n_features;
+    switch (key) {
+        case 21: return BackwardImpl<2, 1>(g, level, positions, n, d_enc, d_stride, grad);
+        case 22: return BackwardImpl<2, 2>(g, level, positions, n, d_enc, d_stride, grad);
+        case 24: return BackwardImpl<2, 4>(g, level, positions, n, d_enc, d_stride, grad);
+        case 28: return BackwardImpl<2, 8>(g, level, positions, n, d_enc, d_stride, grad);
+        case 31: return BackwardImpl<3, 1>(g, level, positions, n, d_enc, d_stride, grad);
+        case 32: return BackwardImpl<3, 2>(g, level, positions, n, d_enc, d_stride, grad);
+        case 34: return BackwardImpl<3, 4>(g, level, positions, n, d_enc, d_stride, grad);
+        default: return BackwardImpl<3, 8>(g, level, positions, n, d_enc, d_stride, grad);
+    }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace radiant
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace radiant {
+
+HWY_EXPORT(HashGridForward);
+HWY_EXPORT(HashGridBackward);
+
+void hash_grid_forward_simd(const HashGridLanes& lanes, int n_levels, const float* params,
+                            const float* positions, size_t n, float* out, size_t out_stride) {
+    HWY_DYNAMIC_DISPATCH(HashGridForward)(lanes, n_levels, params, positions, n, out, out_stride);
+}
+
+void hash_grid_backward_simd(const HashGridLanes& lanes, int level, const float* positions,
+                             size_t n, const float* d_enc, size_t d_stride, float* grad) {
+    HWY_DYNAMIC_DISPATCH(HashGridBackward)(lanes, level, positions, n, d_enc, d_stride, grad);
+}
+
+}  // namespace radiant
+#endif  // HWY_ONCE

@@ -1,0 +1,93 @@
+// Fully fused MLP on the CPU: a tile of samples goes through every layer while it sits in
+// L1/L2, and backward reuses that tile's saved activations.
+//
+// Weights have no biases (as tiny-cuda-nn's FullyFusedMLP). Parameters are the row-major
+// matrices W_j [out_j][in_j], back to back. Forward reads a packed copy Wt_j [in_j][out_pad_j]
+// (transposed, outputs padded to a multiple of 16 with zeros) that `pack` rebuilds once per
+// optimizer step; weight gradients are accumulated in that same packed layout (per thread or
+// per chunk) and `unpack_gradients` adds them into the flat gradient buffer.
+//
+// Activation layouts are row-major [n][features]; hidden layers use ReLU.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/aligned.h"
+#include "core/rng.h"
+#include "nn/simd.h"
+
+namespace radiant {
+
+enum class Activation { kNone, kReLU, kSigmoid, kExp };
+Activation parse_activation(const std::string& name);  // "none", "relu", "sigmoid", "exp"
+const char* activation_name(Activation a);
+
+struct MlpConfig {
+    int n_input = 32;  // must be a multiple of 16
+    int n_output = 3;
+    int n_neurons = 64;  // 16, 32, 64 or 128
+    int n_hidden_layers = 2;
+    Activation output_activation = Activation::kNone;
+};
+
+class FusedMlp {
+public:
+    explicit FusedMlp(const MlpConfig& config, KernelImpl impl = KernelImpl::kSimd);
+
+    const MlpConfig& config() const { return m_config; }
+    size_t n_params() const { return m_n_params; }
+    size_t packed_size() const { return m_n_packed; }
+    int n_layers() const { return static_cast<int>(m_layers.size()); }
+    // Row stride of the output buffer forward() returns (n_output padded to 16).
+    int output_stride() const { return m_layers.back().out_pad; }
+    // Offset and size of layer j's weights within the parameters (for tests, L2 masks).
+    size_t layer_param_offset(int j) const { return m_layers[j].param_offset; }
+
+    // Xavier-uniform initialisation.
+    void init_params(float* params, Pcg32& rng) const;
+
+    // Builds the packed (transposed, padded) weights used by forward.
+    void pack(const float* params, float* packed) const;
+    // grads += unpacked(grad_packed).
+    void unpack_gradients(const float* grad_packed, float* grads) const;
+
+    // Per-thread scratch for tiles of up to `max_tile` samples.
+    struct Workspace {
+        size_t max_tile = 0;
+        std::vector<AlignedVector<float>> act;  // act[j]: output of layer j [tile][out_pad_j]
+        AlignedVector<float> delta_a, delta_b;  // backward deltas
+    };
+    Workspace make_workspace(size_t max_tile) const;
+
+    // Forward of one tile: input row-major [n][in_stride] (first n_input columns used).
+    // Returns the activated outputs, row-major [n][output_stride()].
+    const float* forward(const float* packed, const float* input, size_t in_stride, size_t n,
+                         Workspace& ws) const;
+
+    // Backward of the tile last passed to forward() with this workspace.
+    // d_output: dL/d(activated output), row-major [n][d_out_stride].
+    // Adds dL/dW (packed layout) to grad_packed; writes dL/d(input) row-major [n][n_input]
+    // to d_input when it is not null.
+    void backward(const float* params, const float* input, size_t in_stride, size_t n,
+                  const float* d_output, size_t d_out_stride, Workspace& ws, float* grad_packed,
+                  float* d_input) const;
+
+    // FLOPs of forward + backward per sample (multiply-adds counted as 2), unpadded.
+    double flops_per_sample(bool with_input_gradient) const;
+
+private:
+    struct Layer {
+        int in = 0, out = 0, out_pad = 0;
+        size_t param_offset = 0;   // W [out][in]
+        size_t packed_offset = 0;  // Wt [in][out_pad]
+    };
+    MlpConfig m_config;
+    KernelImpl m_impl;
+    std::vector<Layer> m_layers;
+    size_t m_n_params = 0;
+    size_t m_n_packed = 0;
+};
+
+}  // namespace radiant
