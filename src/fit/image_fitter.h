@@ -59,12 +59,18 @@ public:
     double flops_per_sample() const { return m_mlp.flops_per_sample(true); }
     size_t batch() const { return m_config.batch; }
 
+    // Wall time spent in each phase of step(), summed over all steps (for benchmarks).
+    struct PhaseTimes {
+        double forward_backward = 0, hash_backward = 0, reduce = 0, optimizer = 0;
+    };
+    const PhaseTimes& phase_times() const { return m_phase; }
+
     static constexpr size_t kTile = 128;
     static constexpr size_t kChunks = 64;  // fixed: results must not depend on thread count
 
 private:
     void sample_targets(size_t begin, size_t end, uint64_t chunk);
-    float target_at(float px, float py, int c) const;
+    void target_at(float px, float py, float* rgb) const;
 
     FitImageConfig m_config;
     ThreadPool& m_pool;
@@ -77,6 +83,7 @@ private:
     AlignedVector<float> m_params, m_grads, m_packed, m_packed_grad;
     std::unique_ptr<Adam> m_adam;
     uint64_t m_step = 0;
+    PhaseTimes m_phase;
 
     // Per-step buffers, allocated once.
     AlignedVector<float> m_positions;  // [batch][2], in [0, 1]

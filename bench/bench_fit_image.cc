@@ -1,0 +1,63 @@
+// bench-fit-image: throughput of the fit-image training step (hash encoding + fused MLP,
+// forward + backward + Adam) and its fraction of this machine's FP32 FMA peak, both measured
+// in this run.
+//
+//   bench-fit-image [IMAGE] [--steps N] [--warmup N] [--threads T] [--batch B] [--log2-table K]
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "core/thread_pool.h"
+#include "core/timer.h"
+#include "fit/image_fitter.h"
+#include "fit/test_pattern.h"
+#include "io/image.h"
+#include "nn/simd.h"
+#include "peak_probe.h"
+
+int main(int argc, char** argv) {
+    std::string image_path;
+    int steps = 60, warmup = 10, threads = 0;
+    radiant::FitImageConfig config;
+    for (int i = 1; i < argc; ++i) {
+        auto next = [&]() { return i + 1 < argc ? argv[++i] : (std::fprintf(stderr, "missing value\n"), std::exit(2), ""); };
+        if (!std::strcmp(argv[i], "--steps")) steps = std::atoi(next());
+        else if (!std::strcmp(argv[i], "--warmup")) warmup = std::atoi(next());
+        else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(next());
+        else if (!std::strcmp(argv[i], "--batch")) config.batch = std::strtoull(next(), nullptr, 10);
+        else if (!std::strcmp(argv[i], "--log2-table")) config.log2_hashmap_size = std::atoi(next());
+        else if (argv[i][0] == '-') { std::fprintf(stderr, "unknown option %s\n", argv[i]); return 2; }
+        else image_path = argv[i];
+    }
+    radiant::ThreadPool pool(threads);
+    auto peak = radiant::bench::measure_peak(pool);
+    std::printf("peak: FP32 FMA %.1f GFLOP/s (%d threads, %s), one core %.1f; BF16 dot %.1f\n",
+                peak.fp32_gflops_all_cores, pool.size(), peak.simd_target,
+                peak.fp32_gflops_one_core, peak.bf16_gflops_all_cores);
+
+    radiant::ImageF image = image_path.empty() ? radiant::make_test_pattern(1024, 1024)
+                                               : radiant::to_float(radiant::load_image(image_path));
+    radiant::ImageFitter fitter(image, config, pool);
+    for (int i = 0; i < warmup; ++i) fitter.step();
+    const auto before = fitter.phase_times();
+    radiant::Timer t;
+    for (int i = 0; i < steps; ++i) fitter.step();
+    double s = t.seconds();
+    double sps = double(steps) * fitter.batch() / s;
+    double gflops = sps * fitter.flops_per_sample() * 1e-9;
+    std::printf("fit-image step: %s %dx%d, batch %zu, table 2^%d: %.3f M samples/s, "
+                "%.1f ms/step, %.1f GFLOP/s at %.1f kFLOP/sample = %.1f%% of FP32 peak\n",
+                image_path.empty() ? "test pattern" : image_path.c_str(), image.width,
+                image.height, fitter.batch(), config.log2_hashmap_size, sps * 1e-6,
+                1e3 * s / steps, gflops, fitter.flops_per_sample() * 1e-3,
+                100.0 * gflops / peak.fp32_gflops_all_cores);
+    const auto& after = fitter.phase_times();
+    std::printf("  per step: forward+loss+MLP backward %.1f ms, hash backward %.1f ms, "
+                "gradient reduce %.1f ms, Adam %.1f ms\n",
+                1e3 * (after.forward_backward - before.forward_backward) / steps,
+                1e3 * (after.hash_backward - before.hash_backward) / steps,
+                1e3 * (after.reduce - before.reduce) / steps,
+                1e3 * (after.optimizer - before.optimizer) / steps);
+    return 0;
+}

@@ -1,0 +1,68 @@
+// Google Benchmark micro-benchmarks of the nn kernels, SIMD versus scalar reference.
+#include <benchmark/benchmark.h>
+
+#include "core/aligned.h"
+#include "core/rng.h"
+#include "nn/adam.h"
+#include "nn/gemm.h"
+#include "nn/hash_grid.h"
+#include "nn/sh_encoding.h"
+
+using namespace radiant;
+
+namespace {
+AlignedVector<float> random_vector(size_t n, uint64_t seed) {
+    Pcg32 rng(seed);
+    AlignedVector<float> v(n);
+    for (auto& x : v) x = rng.next_float() * 2 - 1;
+    return v;
+}
+
+void BM_Gemm(benchmark::State& state) {
+    const size_t M = 128, N = state.range(0), K = state.range(1);
+    auto a = random_vector(M * K, 1), b = random_vector(K * N, 2), c = random_vector(M * N, 3);
+    GemmArgs g;
+    g.M = M; g.N = N; g.K = K; g.A = a.data(); g.a_row_stride = K; g.a_col_stride = 1;
+    g.B = b.data(); g.ldb = N; g.C = c.data(); g.ldc = N;
+    auto impl = state.range(2) ? KernelImpl::kSimd : KernelImpl::kScalar;
+    for (auto _ : state) {
+        gemm(g, impl);
+        benchmark::DoNotOptimize(c.data());
+    }
+    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * M * N * K, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_Gemm)->Args({64, 64, 1})->Args({64, 32, 1})->Args({16, 64, 1})->Args({64, 64, 0});
+
+void BM_HashGridForward3D(benchmark::State& state) {
+    HashGridConfig c;
+    c.n_dims = 3;
+    c.log2_hashmap_size = state.range(0);
+    c.per_level_scale = HashGridConfig::scale_for_finest(16, 16, 2048);
+    HashGrid grid(c, state.range(1) ? KernelImpl::kSimd : KernelImpl::kScalar);
+    auto params = random_vector(grid.n_params(), 4);
+    const size_t n = 4096;
+    auto pos = random_vector(n * 3, 5);
+    for (auto& p : pos) p = p * 0.5f + 0.5f;
+    AlignedVector<float> out(n * grid.n_output_dims());
+    for (auto _ : state) {
+        grid.forward(params.data(), pos.data(), n, out.data(), grid.n_output_dims());
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_HashGridForward3D)->Args({19, 1})->Args({19, 0})->Args({15, 1});
+
+void BM_Adam(benchmark::State& state) {
+    const size_t n = 1 << 20;
+    auto p = random_vector(n, 6), g = random_vector(n, 7), m = random_vector(n, 8), v = random_vector(n, 9);
+    for (auto& x : v) x = x * x;
+    AdamStepArgs a{1e-3f, 0.9f, 0.99f, 1e-15f, 0.0f, false};
+    for (auto _ : state) {
+        adam_update(a, p.data(), g.data(), m.data(), v.data(), n, state.range(0) ? KernelImpl::kSimd : KernelImpl::kScalar);
+    }
+    state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_Adam)->Arg(1)->Arg(0);
+}  // namespace
+
+BENCHMARK_MAIN();
