@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "app/commands.h"
@@ -19,6 +20,18 @@ int main(int argc, char** argv) {
         radiant::add_fit_image_command(app),
     };
 
+    if (argc > 1 && argv[1][0] != '-') {
+        bool known = false;
+        std::string names;
+        for (const auto& c : commands) {
+            known |= c.subcommand->get_name() == argv[1];
+            names += (names.empty() ? "" : ", ") + c.subcommand->get_name();
+        }
+        if (!known) {
+            std::fprintf(stderr, "radiant: unknown command '%s' (commands: %s)\n", argv[1], names.c_str());
+            return 2;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

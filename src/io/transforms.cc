@@ -136,9 +136,13 @@ Dataset load_transforms(const std::string& scene) {
     ds.json_path = resolve_transforms_path(scene);
     const std::string& file = ds.json_path;
     json root;
+    const std::string text = read_file(file);
     try {
-        root = json::parse(read_file(file));
-    } catch (const json::parse_error& e) {
+        root = json::parse(text);
+    } catch (const json::exception& e) {
+        // Python's json module writes NaN/Infinity, which are not JSON: name the real problem.
+        if (text.find("NaN") != std::string::npos || text.find("Infinity") != std::string::npos)
+            throw Error(file, "contains a non-finite number (NaN or Infinity), which is not valid JSON");
         throw Error(file, std::string("invalid JSON: ") + e.what());
     }
     if (!root.is_object()) throw Error(file, "expected a JSON object at the top level");
