@@ -90,11 +90,10 @@ TEST_P(MlpGradient, MatchesFiniteDifferences) {
         return l;
     };
     loss();
-    std::vector<float> grad_packed(mlp.packed_size(), 0.0f), grads(mlp.n_params(), 0.0f);
+    std::vector<float> grads(mlp.n_params(), 0.0f);
     std::vector<float> d_input(n * 16);
-    mlp.backward(params.data(), input.data(), 16, n, weights.data(), 3, ws, grad_packed.data(),
+    mlp.backward(params.data(), input.data(), 16, n, weights.data(), 3, ws, grads.data(),
                  d_input.data());
-    mlp.unpack_gradients(grad_packed.data(), grads.data());
 
     double nmse_p = test::gradient_nmse(params, grads, loss, 1e-3f, test::every_index(params.size()));
     double nmse_x = test::gradient_nmse(input, d_input, loss, 1e-3f, test::every_index(input.size()));
@@ -128,7 +127,7 @@ TEST(FusedMlp, SimdMatchesScalarForwardAndBackward) {
     const float* y1 = simd.forward(packed.data(), input.data(), 32, n, ws1);
     const float* y2 = scalar.forward(packed.data(), input.data(), 32, n, ws2);
     for (size_t i = 0; i < n * 16; ++i) ASSERT_NEAR(y1[i], y2[i], 1e-5f);
-    std::vector<float> g1(simd.packed_size(), 0), g2(simd.packed_size(), 0), dx1(n * 32), dx2(n * 32);
+    std::vector<float> g1(simd.n_params(), 0), g2(simd.n_params(), 0), dx1(n * 32), dx2(n * 32);
     simd.backward(params.data(), input.data(), 32, n, d_out.data(), 16, ws1, g1.data(), dx1.data());
     scalar.backward(params.data(), input.data(), 32, n, d_out.data(), 16, ws2, g2.data(), dx2.data());
     for (size_t i = 0; i < g1.size(); ++i) ASSERT_NEAR(g1[i], g2[i], 1e-4f * (1 + std::abs(g2[i])));

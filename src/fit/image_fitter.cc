@@ -59,7 +59,6 @@ ImageFitter::ImageFitter(const ImageF& image, const FitImageConfig& config, Thre
     m_grid.init_params(m_params.data(), rng);
     m_mlp.init_params(m_params.data() + m_mlp_offset, rng);
     m_packed.assign(m_mlp.packed_size(), 0.0f);
-    m_packed_grad.assign(m_mlp.packed_size(), 0.0f);
     m_mlp.pack(m_params.data() + m_mlp_offset, m_packed.data());
 
     std::vector<ParamRange> ranges = {
@@ -73,7 +72,7 @@ ImageFitter::ImageFitter(const ImageF& image, const FitImageConfig& config, Thre
     m_positions.assign(batch * 2, 0.0f);
     m_targets.assign(batch * 3, 0.0f);
     m_d_enc.assign(batch * enc_dims, 0.0f);
-    m_chunk_grad.assign(kChunks, AlignedVector<float>(m_mlp.packed_size(), 0.0f));
+    m_chunk_grad.assign(kChunks, AlignedVector<float>(m_mlp.n_params(), 0.0f));
     m_chunk_loss.assign(kChunks, 0.0);
     m_scratch.resize(pool.size());
     for (auto& s : m_scratch) {
@@ -154,7 +153,7 @@ double ImageFitter::step() {
         ThreadScratch& s = m_scratch[t];
         sample_targets(begin, end, chunk);
         float* grad = m_chunk_grad[chunk].data();
-        std::memset(grad, 0, sizeof(float) * m_mlp.packed_size());
+        std::memset(grad, 0, sizeof(float) * m_mlp.n_params());
         double loss = 0.0;
         for (size_t i0 = begin; i0 < end; i0 += kTile) {
             const size_t n = std::min(kTile, end - i0);
@@ -188,17 +187,15 @@ double ImageFitter::step() {
 
     lap(m_phase.hash_backward);
 
-    // 3. MLP gradients: reduce chunks in fixed order, then into the flat gradient buffer.
-    const size_t packed = m_mlp.packed_size();
-    m_pool.parallel_ranges(packed, [&](size_t b, size_t e, int) {
+    // 3. MLP gradients: sum the chunks in a fixed order into the flat gradient buffer.
+    float* mlp_grad = m_grads.data() + m_mlp_offset;
+    m_pool.parallel_ranges(m_mlp.n_params(), [&](size_t b, size_t e, int) {
         for (size_t j = b; j < e; ++j) {
             float acc = 0.0f;
             for (size_t c = 0; c < kChunks; ++c) acc += m_chunk_grad[c][j];
-            m_packed_grad[j] = acc;
+            mlp_grad[j] = acc;
         }
     });
-    m_mlp.unpack_gradients(m_packed_grad.data(), m_grads.data() + m_mlp_offset);
-
     lap(m_phase.reduce);
 
     // 4. Optimizer, then refresh the packed weights the next forward reads.

@@ -80,7 +80,7 @@ private:
     HashGrid m_grid;
     FusedMlp m_mlp;
     size_t m_mlp_offset;
-    AlignedVector<float> m_params, m_grads, m_packed, m_packed_grad;
+    AlignedVector<float> m_params, m_grads, m_packed;
     std::unique_ptr<Adam> m_adam;
     uint64_t m_step = 0;
     PhaseTimes m_phase;
@@ -89,7 +89,7 @@ private:
     AlignedVector<float> m_positions;  // [batch][2], in [0, 1]
     AlignedVector<float> m_targets;    // [batch][3]
     AlignedVector<float> m_d_enc;      // [L*F][batch]
-    std::vector<AlignedVector<float>> m_chunk_grad;  // [kChunks][packed]
+    std::vector<AlignedVector<float>> m_chunk_grad;  // [kChunks][MLP params]
     std::vector<double> m_chunk_loss;
     struct ThreadScratch {
         FusedMlp::Workspace mlp;

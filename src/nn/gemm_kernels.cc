@@ -13,66 +13,94 @@ namespace radiant {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <int kRows, int kVecs, class D>
+// Epilogue variants are template flags so the block compiles to straight-line code with the
+// accumulators in registers (runtime flags made GCC spill them around the K loop).
+enum Flags : int { kAccumulate = 1, kRelu = 2, kMask = 4 };
+
+template <int kRows, int kVecs, int kFlags, class D>
 HWY_INLINE void GemmBlock(D d, const GemmArgs& g, size_t i0, size_t j0) {
     using V = hn::Vec<D>;
     const size_t L = hn::Lanes(d);
     V c[kRows][kVecs];
+    float* HWY_RESTRICT cp = g.C + i0 * g.ldc + j0;
     for (int r = 0; r < kRows; ++r)
         for (int v = 0; v < kVecs; ++v)
-            c[r][v] = g.accumulate ? hn::LoadU(d, g.C + (i0 + r) * g.ldc + j0 + v * L) : hn::Zero(d);
-    const float* a = g.A + i0 * g.a_row_stride;
-    const float* b = g.B + j0;
+            c[r][v] = (kFlags & kAccumulate) ? hn::LoadU(d, cp + r * g.ldc + v * L) : hn::Zero(d);
+    const float* HWY_RESTRICT a = g.A + i0 * g.a_row_stride;
+    const float* HWY_RESTRICT b = g.B + j0;
+    const size_t ars = g.a_row_stride, acs = g.a_col_stride, ldb = g.ldb;
     for (size_t k = 0; k < g.K; ++k) {
         V bv[kVecs];
         for (int v = 0; v < kVecs; ++v) bv[v] = hn::LoadU(d, b + v * L);
         for (int r = 0; r < kRows; ++r) {
-            const V av = hn::Set(d, a[r * g.a_row_stride]);
+            const V av = hn::Set(d, a[r * ars]);
             for (int v = 0; v < kVecs; ++v) c[r][v] = hn::MulAdd(av, bv[v], c[r][v]);
         }
-        a += g.a_col_stride;
-        b += g.ldb;
+        a += acs;
+        b += ldb;
     }
-    const V zero = hn::Zero(d);
     for (int r = 0; r < kRows; ++r) {
         for (int v = 0; v < kVecs; ++v) {
             V out = c[r][v];
-            if (g.relu) out = hn::Max(out, zero);
-            if (g.relu_mask) {
+            if constexpr (kFlags & kRelu) out = hn::Max(out, hn::Zero(d));
+            if constexpr (kFlags & kMask) {
                 const V m = hn::LoadU(d, g.relu_mask + (i0 + r) * g.ld_mask + j0 + v * L);
-                out = hn::IfThenElseZero(hn::Gt(m, zero), out);
+                out = hn::IfThenElseZero(hn::Gt(m, hn::Zero(d)), out);
             }
-            hn::StoreU(out, d, g.C + (i0 + r) * g.ldc + j0 + v * L);
+            hn::StoreU(out, d, cp + r * g.ldc + v * L);
         }
     }
 }
 
-// All rows for one column panel of kVecs vectors: full row blocks, then single rows.
-template <int kRows, int kVecs, class D>
+// All rows for one column panel of kVecs vectors: full row blocks, then one block for the
+// remaining rows (so M = 3 or M = 64 with 6-row blocks do not fall back to single rows).
+template <int kRows, int kVecs, int kFlags, class D>
 HWY_INLINE void GemmPanel(D d, const GemmArgs& g, size_t j0) {
     size_t i = 0;
-    for (; i + kRows <= g.M; i += kRows) GemmBlock<kRows, kVecs>(d, g, i, j0);
-    for (; i < g.M; ++i) GemmBlock<1, kVecs>(d, g, i, j0);
+    for (; i + kRows <= g.M; i += kRows) GemmBlock<kRows, kVecs, kFlags>(d, g, i, j0);
+    switch (g.M - i) {
+        case 0: break;
+        case 1: GemmBlock<1, kVecs, kFlags>(d, g, i, j0); break;
+        case 2: GemmBlock<2, kVecs, kFlags>(d, g, i, j0); break;
+        case 3: GemmBlock<3, kVecs, kFlags>(d, g, i, j0); break;
+        case 4: GemmBlock<4, kVecs, kFlags>(d, g, i, j0); break;
+        case 5: GemmBlock<5, kVecs, kFlags>(d, g, i, j0); break;
+        case 6: GemmBlock<6, kVecs, kFlags>(d, g, i, j0); break;
+        default: GemmBlock<7, kVecs, kFlags>(d, g, i, j0); break;
+    }
+}
+
+template <int kFlags>
+void GemmWithFlags(const GemmArgs& g) {
+    const hn::ScalableTag<float> d;
+    const size_t L = hn::Lanes(d);
+    // Register budget: 32 vector registers with AVX-512/NEON, 16 with AVX2/SSE.
+    constexpr bool kManyRegs = HWY_TARGET <= HWY_AVX3 || HWY_ARCH_ARM;
+    size_t j = 0;
+    for (; j + 4 * L <= g.N; j += 4 * L) {
+        if constexpr (kManyRegs) GemmPanel<6, 4, kFlags>(d, g, j);
+        else GemmPanel<2, 4, kFlags>(d, g, j);
+    }
+    for (; j + 2 * L <= g.N; j += 2 * L) {
+        if constexpr (kManyRegs) GemmPanel<8, 2, kFlags>(d, g, j);
+        else GemmPanel<4, 2, kFlags>(d, g, j);
+    }
+    for (; j < g.N; j += L) GemmPanel<8, 1, kFlags>(d, g, j);
 }
 
 void Gemm(const GemmArgs& g) {
-    const hn::ScalableTag<float> d;
-    const size_t L = hn::Lanes(d);
-    const size_t vecs = g.N / L;  // N is a multiple of 16, hence of L
-    // Register budget: 32 vector registers with AVX-512/NEON/SVE, 16 with AVX2/SSE.
-    constexpr bool kManyRegs = HWY_TARGET <= HWY_AVX3 || HWY_ARCH_ARM;
-    size_t j = 0;
-    if (vecs >= 4) {
-        for (; j + 4 * L <= g.N; j += 4 * L) {
-            if constexpr (kManyRegs) GemmPanel<6, 4>(d, g, j);
-            else GemmPanel<2, 4>(d, g, j);
-        }
+    const int flags = (g.accumulate ? kAccumulate : 0) | (g.relu ? kRelu : 0) |
+                      (g.relu_mask ? kMask : 0);
+    switch (flags) {
+        case 0: return GemmWithFlags<0>(g);
+        case kAccumulate: return GemmWithFlags<kAccumulate>(g);
+        case kRelu: return GemmWithFlags<kRelu>(g);
+        case kMask: return GemmWithFlags<kMask>(g);
+        case kAccumulate | kRelu: return GemmWithFlags<kAccumulate | kRelu>(g);
+        case kAccumulate | kMask: return GemmWithFlags<kAccumulate | kMask>(g);
+        case kRelu | kMask: return GemmWithFlags<kRelu | kMask>(g);
+        default: return GemmWithFlags<kAccumulate | kRelu | kMask>(g);
     }
-    for (; j + 2 * L <= g.N; j += 2 * L) {
-        if constexpr (kManyRegs) GemmPanel<8, 2>(d, g, j);
-        else GemmPanel<4, 2>(d, g, j);
-    }
-    for (; j < g.N; j += L) GemmPanel<8, 1>(d, g, j);
 }
 
 }  // namespace HWY_NAMESPACE

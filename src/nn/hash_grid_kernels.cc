@@ -128,6 +128,18 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
     float* table = grad + size_t(g.offset[level]) * F;
     const VF zero = hn::Zero(df), one = hn::Set(df, 1.0f);
 
+    // The run of consecutive samples in one cell: its corner indices and summed gradients.
+    uint32_t run_idx[kCorners];
+    float run_acc[kCorners][F] = {};
+    bool run_open = false;
+    auto flush = [&]() {
+        for (int c = 0; c < kCorners; ++c)
+            for (int f = 0; f < F; ++f) {
+                table[size_t(run_idx[c]) * F + f] += run_acc[c][f];
+                run_acc[c][f] = 0.0f;
+            }
+    };
+
     for (size_t i0 = 0; i0 < n; i0 += L) {
         const size_t count = std::min(L, n - i0);
         for (int d = 0; d < D; ++d)
@@ -156,15 +168,25 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
             hn::Store(dense ? dense_idx : hn::And(hash, mask), du, idx_buf[c]);
             hn::Store(w, df, w_buf[c]);
         }
-        // Scatter in sample order (same order as the reference): deterministic.
+        // Scatter in sample order: deterministic for a given input. Consecutive samples that
+        // share a cell (common on coarse levels, as samples arrive in scanline order) are
+        // summed in registers and written once: a chain of read-modify-writes to the same
+        // address would otherwise serialise on store-to-load forwarding.
         for (size_t k = 0; k < count; ++k) {
+            bool same_cell = run_open;
+            for (int c = 0; c < kCorners; ++c) same_cell = same_cell && idx_buf[c][k] == run_idx[c];
+            if (!same_cell) {
+                if (run_open) flush();
+                for (int c = 0; c < kCorners; ++c) run_idx[c] = idx_buf[c][k];
+                run_open = true;
+            }
             for (int f = 0; f < F; ++f) {
                 const float gval = d_enc[size_t(level * F + f) * d_stride + i0 + k];
-                for (int c = 0; c < kCorners; ++c)
-                    table[size_t(idx_buf[c][k]) * F + f] += w_buf[c][k] * gval;
+                for (int c = 0; c < kCorners; ++c) run_acc[c][f] += w_buf[c][k] * gval;
             }
         }
     }
+    if (run_open) flush();
 }
 
 void HashGridBackward(const HashGridLanes& g, int level, const float* positions, size_t n,

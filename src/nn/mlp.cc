@@ -68,15 +68,6 @@ void FusedMlp::pack(const float* params, float* packed) const {
     }
 }
 
-void FusedMlp::unpack_gradients(const float* grad_packed, float* grads) const {
-    for (const Layer& l : m_layers) {
-        const float* gt = grad_packed + l.packed_offset;
-        float* g = grads + l.param_offset;
-        for (int o = 0; o < l.out; ++o)
-            for (int i = 0; i < l.in; ++i) g[size_t(o) * l.in + i] += gt[size_t(i) * l.out_pad + o];
-    }
-}
-
 FusedMlp::Workspace FusedMlp::make_workspace(size_t max_tile) const {
     Workspace ws;
     ws.max_tile = max_tile;
@@ -133,8 +124,8 @@ const float* FusedMlp::forward(const float* packed, const float* input, size_t i
 }
 
 void FusedMlp::backward(const float* params, const float* input, size_t in_stride, size_t n,
-                        const float* d_output, size_t d_out_stride, Workspace& ws,
-                        float* grad_packed, float* d_input) const {
+                        const float* d_output, size_t d_out_stride, Workspace& ws, float* grad,
+                        float* d_input) const {
     const Layer& last = m_layers.back();
     const float* y = ws.act.back().data();
     float* delta = ws.delta_a.data();
@@ -158,18 +149,19 @@ void FusedMlp::backward(const float* params, const float* input, size_t in_strid
         const Layer& l = m_layers[j];
         const float* in = j == 0 ? input : ws.act[j - 1].data();
         const size_t in_ld = j == 0 ? in_stride : size_t(m_layers[j - 1].out_pad);
-        // dWt[in][out_pad] += in^T * delta
+        // dW[out][in] += delta^T * in: M = out (exact, no padded rows), N = in (a multiple of
+        // 16), K = the tile's samples. Accumulates straight into the parameter layout.
         GemmArgs gw;
-        gw.M = l.in;
-        gw.N = l.out_pad;
+        gw.M = l.out;
+        gw.N = l.in;
         gw.K = n;
-        gw.A = in;
+        gw.A = delta;
         gw.a_row_stride = 1;
-        gw.a_col_stride = in_ld;
-        gw.B = delta;
-        gw.ldb = l.out_pad;
-        gw.C = grad_packed + l.packed_offset;
-        gw.ldc = l.out_pad;
+        gw.a_col_stride = l.out_pad;
+        gw.B = in;
+        gw.ldb = in_ld;
+        gw.C = grad + l.param_offset;
+        gw.ldc = l.in;
         gw.accumulate = true;
         gemm(gw, m_impl);
         if (j == 0 && !d_input) break;

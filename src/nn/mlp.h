@@ -4,8 +4,8 @@
 // Weights have no biases (as tiny-cuda-nn's FullyFusedMLP). Parameters are the row-major
 // matrices W_j [out_j][in_j], back to back. Forward reads a packed copy Wt_j [in_j][out_pad_j]
 // (transposed, outputs padded to a multiple of 16 with zeros) that `pack` rebuilds once per
-// optimizer step; weight gradients are accumulated in that same packed layout (per thread or
-// per chunk) and `unpack_gradients` adds them into the flat gradient buffer.
+// optimizer step. Backward reads W_j directly and accumulates weight gradients in the
+// parameter layout, so per-chunk gradient buffers reduce with a plain sum.
 //
 // Activation layouts are row-major [n][features]; hidden layers use ReLU.
 #pragma once
@@ -50,8 +50,6 @@ public:
 
     // Builds the packed (transposed, padded) weights used by forward.
     void pack(const float* params, float* packed) const;
-    // grads += unpacked(grad_packed).
-    void unpack_gradients(const float* grad_packed, float* grads) const;
 
     // Per-thread scratch for tiles of up to `max_tile` samples.
     struct Workspace {
@@ -68,10 +66,10 @@ public:
 
     // Backward of the tile last passed to forward() with this workspace.
     // d_output: dL/d(activated output), row-major [n][d_out_stride].
-    // Adds dL/dW (packed layout) to grad_packed; writes dL/d(input) row-major [n][n_input]
-    // to d_input when it is not null.
+    // Adds dL/dW to grad (parameter layout, n_params() floats); writes dL/d(input) row-major
+    // [n][n_input] to d_input when it is not null.
     void backward(const float* params, const float* input, size_t in_stride, size_t n,
-                  const float* d_output, size_t d_out_stride, Workspace& ws, float* grad_packed,
+                  const float* d_output, size_t d_out_stride, Workspace& ws, float* grad,
                   float* d_input) const;
 
     // FLOPs of forward + backward per sample (multiply-adds counted as 2), unpadded.
