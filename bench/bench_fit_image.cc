@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
         if (!std::strcmp(argv[i], "--steps")) steps = std::atoi(next());
         else if (!std::strcmp(argv[i], "--warmup")) warmup = std::atoi(next());
         else if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(next());
+        else if (!std::strcmp(argv[i], "--precision"))
+            config.precision = std::strcmp(next(), "bf16") ? radiant::MlpPrecision::kFp32 : radiant::MlpPrecision::kBf16;
         else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(next());
         else if (!std::strcmp(argv[i], "--batch")) config.batch = std::strtoull(next(), nullptr, 10);
         else if (!std::strcmp(argv[i], "--log2-table")) config.log2_hashmap_size = std::atoi(next());
@@ -67,11 +69,12 @@ int main(int argc, char** argv) {
                 "BF16 dot %.1f\n",
                 rounds, peak.fp32_gflops_all_cores, pool.size(), peak.simd_target,
                 peak.fp32_gflops_one_core, peak.bf16_gflops_all_cores);
-    std::printf("fit-image step (best of %d x %d steps): %s %dx%d, batch %zu, table 2^%d: "
+    std::printf("fit-image step (best of %d x %d steps): %s %dx%d, batch %zu, table 2^%d, MLP %s: "
                 "%.3f M samples/s, %.1f ms/step, %.1f GFLOP/s at %.1f kFLOP/sample = %.1f%% of "
                 "FP32 peak\n",
                 rounds, steps, image_path.empty() ? "test pattern" : image_path.c_str(),
-                image.width, image.height, fitter.batch(), config.log2_hashmap_size, sps * 1e-6,
+                image.width, image.height, fitter.batch(), config.log2_hashmap_size,
+                fitter.mlp().uses_bf16() ? "bf16 AMX" : "fp32", sps * 1e-6,
                 1e3 * best_step, gflops, fitter.flops_per_sample() * 1e-3,
                 100.0 * gflops / peak.fp32_gflops_all_cores);
     std::printf("  per step: forward+loss+MLP backward %.1f ms, hash backward %.1f ms, "

@@ -92,7 +92,7 @@ TEST_P(MlpGradient, MatchesFiniteDifferences) {
     loss();
     std::vector<float> grads(mlp.n_params(), 0.0f);
     std::vector<float> d_input(n * 16);
-    mlp.backward(params.data(), input.data(), 16, n, weights.data(), 3, ws, grads.data(),
+    mlp.backward(params.data(), packed.data(), input.data(), 16, n, weights.data(), 3, ws, grads.data(),
                  d_input.data());
 
     double nmse_p = test::gradient_nmse(params, grads, loss, 1e-3f, test::every_index(params.size()));
@@ -128,8 +128,8 @@ TEST(FusedMlp, SimdMatchesScalarForwardAndBackward) {
     const float* y2 = scalar.forward(packed.data(), input.data(), 32, n, ws2);
     for (size_t i = 0; i < n * 16; ++i) ASSERT_NEAR(y1[i], y2[i], 1e-5f);
     std::vector<float> g1(simd.n_params(), 0), g2(simd.n_params(), 0), dx1(n * 32), dx2(n * 32);
-    simd.backward(params.data(), input.data(), 32, n, d_out.data(), 16, ws1, g1.data(), dx1.data());
-    scalar.backward(params.data(), input.data(), 32, n, d_out.data(), 16, ws2, g2.data(), dx2.data());
+    simd.backward(params.data(), packed.data(), input.data(), 32, n, d_out.data(), 16, ws1, g1.data(), dx1.data());
+    scalar.backward(params.data(), packed.data(), input.data(), 32, n, d_out.data(), 16, ws2, g2.data(), dx2.data());
     for (size_t i = 0; i < g1.size(); ++i) ASSERT_NEAR(g1[i], g2[i], 1e-4f * (1 + std::abs(g2[i])));
     for (size_t i = 0; i < dx1.size(); ++i) ASSERT_NEAR(dx1[i], dx2[i], 1e-5f);
 }

@@ -36,6 +36,7 @@ struct FitImageOptions {
     std::string report;
     uint64_t eval_every = 500;
     std::string loss = "l2";
+    std::string precision = "fp32";
     float lr = 1e-2f;
 };
 
@@ -74,13 +75,15 @@ int run_fit_image(const FitImageOptions& o) {
     config.seed = o.seed;
     config.loss.type = parse_loss(o.loss);
     config.adam.learning_rate = o.lr;
+    config.precision = o.precision == "bf16" ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
     ImageFitter fitter(image, config, pool);
 
     std::fprintf(stderr,
-                 "fit-image: %s (%dx%d), %d threads, SIMD %s\n"
+                 "fit-image: %s (%dx%d), %d threads, SIMD %s, MLP %s\n"
                  "  hash grid: %d levels x %d features, table 2^%d, %zu params; MLP %d x %d, "
                  "%zu params; batch %zu\n",
                  source.c_str(), image.width, image.height, pool.size(), simd_target_name(),
+                 fitter.mlp().uses_bf16() ? "bf16 (AMX)" : "fp32",
                  config.n_levels, config.n_features_per_level, config.log2_hashmap_size,
                  fitter.grid().n_params(), config.n_neurons, config.n_hidden_layers,
                  fitter.mlp().n_params(), config.batch);
@@ -131,6 +134,7 @@ int run_fit_image(const FitImageOptions& o) {
     report.extra["flops_per_sample"] = fitter.flops_per_sample();
     report.extra["gflops"] = sps * fitter.flops_per_sample() * 1e-9;
     report.extra["simd_target"] = simd_target_name();
+    report.extra["mlp_precision"] = fitter.mlp().uses_bf16() ? "bf16" : "fp32";
 
     std::printf("PSNR %.2f dB after %llu steps, %.1f s training, %.2f M samples/s (%.1f GFLOP/s)\n",
                 psnr, static_cast<unsigned long long>(fitter.steps()), train_seconds, sps * 1e-6,
@@ -179,6 +183,11 @@ Command add_fit_image_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--loss", o->loss, "loss: l2 or huber")
         ->check(CLI::IsMember({"l2", "huber"}))
+        ->capture_default_str();
+    cmd->add_option("--precision", o->precision,
+                    "MLP matrix products: fp32, or bf16 on Intel AMX (fp32 accumulation and "
+                    "master weights; falls back to fp32 where the CPU has no AMX)")
+        ->check(CLI::IsMember({"fp32", "bf16"}))
         ->capture_default_str();
     cmd->add_option("--eval-every", o->eval_every, "print PSNR every N steps (0: only at the end)")
         ->capture_default_str();

@@ -30,6 +30,7 @@ MlpConfig mlp_config(const FitImageConfig& c) {
     m.n_neurons = c.n_neurons;
     m.n_hidden_layers = c.n_hidden_layers;
     m.output_activation = c.output_activation;
+    m.precision = c.precision;
     return m;
 }
 }  // namespace
@@ -132,8 +133,27 @@ void ImageFitter::sample_targets(size_t begin, size_t end, uint64_t chunk) {
             float py = std::min(y0 + rng.next_float() * row_height, max_y);
             m_positions[2 * i] = px * m_inv_extent;
             m_positions[2 * i + 1] = py * m_inv_extent;
-            target_at(px, py, &m_targets[3 * i]);
+            m_targets[3 * i] = px;  // pixel coordinates, replaced by the colour below
+            m_targets[3 * i + 1] = py;
         }
+    }
+    // Second pass: bilinear targets, prefetching the image rows a few samples ahead (the
+    // image is far larger than the caches and each sample needs two rows of it).
+    constexpr size_t kAhead = 8;
+    for (size_t i = begin; i < end; ++i) {
+        if (i + kAhead < end) {
+            const float* a = &m_targets[3 * (i + kAhead)];
+            const size_t x = size_t(std::max(a[0] - 0.5f, 0.0f)), y = size_t(std::max(a[1] - 0.5f, 0.0f));
+            const float* p = &m_rgb[(std::min(y, size_t(m_height - 1)) * m_width + std::min(x, size_t(m_width - 1))) * 3];
+            __builtin_prefetch(p);
+            __builtin_prefetch(p + 5);
+            if (y + 1 < size_t(m_height)) {
+                __builtin_prefetch(p + size_t(m_width) * 3);
+                __builtin_prefetch(p + size_t(m_width) * 3 + 5);
+            }
+        }
+        const float px = m_targets[3 * i], py = m_targets[3 * i + 1];
+        target_at(px, py, &m_targets[3 * i]);
     }
 }
 
@@ -164,7 +184,7 @@ double ImageFitter::step() {
                 for (int c = 0; c < 3; ++c) s.pred[3 * i + c] = out[i * stride + c];
             loss += loss_and_gradient(m_config.loss, s.pred.data(), &m_targets[3 * i0], n * 3,
                                       grad_scale, s.d_pred.data(), m_config.impl);
-            m_mlp.backward(mlp_params, s.enc.data(), enc_dims, n, s.d_pred.data(), 3, s.mlp, grad,
+            m_mlp.backward(mlp_params, m_packed.data(), s.enc.data(), enc_dims, n, s.d_pred.data(), 3, s.mlp, grad,
                            s.d_enc.data());
             // Feature-major copy of dL/d(encoding) for the per-level hash backward.
             for (int k = 0; k < enc_dims; ++k) {

@@ -31,6 +31,7 @@ struct FitImageConfig {
     int n_neurons = 64;
     int n_hidden_layers = 2;
     Activation output_activation = Activation::kNone;
+    MlpPrecision precision = MlpPrecision::kFp32;
     size_t batch = size_t(1) << 16;  // pixels per step
     AdamConfig adam;
     LossConfig loss;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "nn/amx.h"
 #include "nn/gemm.h"
 
 namespace radiant {
@@ -29,12 +30,16 @@ const char* activation_name(Activation a) {
 
 namespace {
 int pad16(int x) { return (x + 15) / 16 * 16; }
+int pad32(int x) { return (x + 31) / 32 * 32; }
+size_t pad_rows(size_t n) { return (n + 31) / 32 * 32; }
 }  // namespace
 
 FusedMlp::FusedMlp(const MlpConfig& c, KernelImpl impl) : m_config(c), m_impl(impl) {
     RD_CHECK_MSG(c.n_input > 0 && c.n_input % 16 == 0, "MLP input width must be a multiple of 16");
     RD_CHECK(c.n_neurons == 16 || c.n_neurons == 32 || c.n_neurons == 64 || c.n_neurons == 128);
     RD_CHECK(c.n_hidden_layers >= 1 && c.n_output >= 1);
+    m_amx = c.precision == MlpPrecision::kBf16 && impl == KernelImpl::kSimd &&
+            c.n_input % 32 == 0 && c.n_neurons % 32 == 0 && amx::available();
     int in = c.n_input;
     for (int j = 0; j <= c.n_hidden_layers; ++j) {
         Layer l;
@@ -45,8 +50,17 @@ FusedMlp::FusedMlp(const MlpConfig& c, KernelImpl impl) : m_config(c), m_impl(im
         l.packed_offset = m_n_packed;
         m_n_params += size_t(l.out) * l.in;
         m_n_packed += size_t(l.in) * l.out_pad;
+        l.out_pad32 = pad32(l.out);
         m_layers.push_back(l);
         in = l.out;
+    }
+    if (m_amx) {  // bf16 pairs, two per float of the packed buffer
+        for (Layer& l : m_layers) {
+            l.amx_fwd_offset = m_n_packed;
+            m_n_packed += size_t(l.in) * l.out_pad / 2;
+            l.amx_bwd_offset = m_n_packed;
+            m_n_packed += size_t(l.out_pad32) * l.in / 2;
+        }
     }
 }
 
@@ -65,25 +79,48 @@ void FusedMlp::pack(const float* params, float* packed) const {
         const float* w = params + l.param_offset;
         for (int o = 0; o < l.out; ++o)
             for (int i = 0; i < l.in; ++i) wt[size_t(i) * l.out_pad + o] = w[size_t(o) * l.in + i];
+        if (!m_amx) continue;
+        auto* fwd = reinterpret_cast<uint16_t*>(packed + l.amx_fwd_offset);
+        auto* bwd = reinterpret_cast<uint16_t*>(packed + l.amx_bwd_offset);
+        std::memset(fwd, 0, sizeof(uint16_t) * l.in * l.out_pad);
+        std::memset(bwd, 0, sizeof(uint16_t) * l.out_pad32 * l.in);
+        for (int o = 0; o < l.out; ++o)
+            for (int i = 0; i < l.in; ++i) {
+                const uint16_t v = amx::float_to_bf16(w[size_t(o) * l.in + i]);
+                fwd[((size_t(i) / 2) * l.out_pad + o) * 2 + i % 2] = v;  // K = in
+                bwd[((size_t(o) / 2) * l.in + i) * 2 + o % 2] = v;       // K = out
+            }
     }
 }
 
 FusedMlp::Workspace FusedMlp::make_workspace(size_t max_tile) const {
     Workspace ws;
     ws.max_tile = max_tile;
+    const size_t rows = pad_rows(max_tile);  // the bf16 path works on multiples of 32 rows
     int widest = m_config.n_input;
     for (const Layer& l : m_layers) {
-        ws.act.emplace_back(max_tile * l.out_pad, 0.0f);
-        widest = std::max(widest, l.out_pad);
+        ws.act.emplace_back(rows * l.out_pad, 0.0f);
+        widest = std::max(widest, l.out_pad32);
     }
-    ws.delta_a.assign(max_tile * widest, 0.0f);
-    ws.delta_b.assign(max_tile * widest, 0.0f);
+    ws.delta_a.assign(rows * widest, 0.0f);
+    ws.delta_b.assign(rows * widest, 0.0f);
+    if (m_amx) {
+        for (const Layer& l : m_layers) {
+            ws.xb.emplace_back(rows * l.in, 0);
+            ws.xv.emplace_back(rows * l.in, 0);
+        }
+        ws.db.assign(rows * widest, 0);
+        ws.dt.assign(rows * widest, 0);
+        ws.dx.assign(rows * widest, 0.0f);
+        ws.dlast.assign(16 * size_t(widest), 0.0f);
+    }
     return ws;
 }
 
 const float* FusedMlp::forward(const float* packed, const float* input, size_t in_stride,
                                size_t n, Workspace& ws) const {
     RD_DCHECK(n <= ws.max_tile);
+    if (m_amx) return forward_bf16(packed, input, in_stride, n, ws);
     const float* prev = input;
     size_t prev_stride = in_stride;
     for (size_t j = 0; j < m_layers.size(); ++j) {
@@ -105,8 +142,12 @@ const float* FusedMlp::forward(const float* packed, const float* input, size_t i
         prev = ws.act[j].data();
         prev_stride = l.out_pad;
     }
+    apply_output_activation(ws.act.back().data(), n);
+    return ws.act.back().data();
+}
+
+void FusedMlp::apply_output_activation(float* y, size_t n) const {
     const Layer& last = m_layers.back();
-    float* y = ws.act.back().data();
     if (m_config.output_activation == Activation::kSigmoid) {
         for (size_t i = 0; i < n; ++i)
             for (int o = 0; o < last.out; ++o) {
@@ -120,16 +161,21 @@ const float* FusedMlp::forward(const float* packed, const float* input, size_t i
                 v = std::exp(v);
             }
     }
-    return y;
 }
 
-void FusedMlp::backward(const float* params, const float* input, size_t in_stride, size_t n,
-                        const float* d_output, size_t d_out_stride, Workspace& ws, float* grad,
-                        float* d_input) const {
-    const Layer& last = m_layers.back();
-    const float* y = ws.act.back().data();
+void FusedMlp::backward(const float* params, const float* packed, const float* input,
+                        size_t in_stride, size_t n, const float* d_output, size_t d_out_stride,
+                        Workspace& ws, float* grad, float* d_input) const {
+    if (m_amx) return backward_bf16(packed, input, in_stride, n, d_output, d_out_stride, ws, grad, d_input);
     float* delta = ws.delta_a.data();
     float* next = ws.delta_b.data();
+    output_delta(ws.act.back().data(), n, d_output, d_out_stride, delta);
+    backward_fp32_layers(params, input, in_stride, n, ws, delta, next, grad, d_input);
+}
+
+void FusedMlp::output_delta(const float* y, size_t n, const float* d_output, size_t d_out_stride,
+                            float* delta) const {
+    const Layer& last = m_layers.back();
     // dL/d(pre-activation) of the output layer; padding columns stay zero.
     for (size_t i = 0; i < n; ++i) {
         float* drow = delta + i * last.out_pad;
@@ -145,6 +191,11 @@ void FusedMlp::backward(const float* params, const float* input, size_t in_strid
             drow[o] = g;
         }
     }
+}
+
+void FusedMlp::backward_fp32_layers(const float* params, const float* input, size_t in_stride,
+                                    size_t n, Workspace& ws, float* delta, float* next,
+                                    float* grad, float* d_input) const {
     for (int j = static_cast<int>(m_layers.size()) - 1; j >= 0; --j) {
         const Layer& l = m_layers[j];
         const float* in = j == 0 ? input : ws.act[j - 1].data();
@@ -183,6 +234,77 @@ void FusedMlp::backward(const float* params, const float* input, size_t in_strid
         }
         gemm(gi, m_impl);
         std::swap(delta, next);
+    }
+}
+
+const float* FusedMlp::forward_bf16(const float* packed, const float* input, size_t in_stride,
+                                   size_t n, Workspace& ws) const {
+    const size_t rows = pad_rows(n);
+    uint16_t* x0 = ws.xb[0].data();
+    const size_t in0 = m_config.n_input;
+    amx::to_bf16_rows(input, n, in0, in_stride, x0, in0, false);
+    std::memset(x0 + n * in0, 0, sizeof(uint16_t) * (rows - n) * in0);  // padding rows
+    for (size_t j = 0; j < m_layers.size(); ++j) {
+        const Layer& l = m_layers[j];
+        const auto* wt = reinterpret_cast<const uint16_t*>(packed + l.amx_fwd_offset);
+        amx::matmul(rows, l.out_pad, l.in, ws.xb[j].data(), l.in, wt, ws.act[j].data(), l.out_pad,
+                    false);
+        if (j + 1 < m_layers.size())
+            amx::to_bf16_rows(ws.act[j].data(), rows, l.out, l.out_pad, ws.xb[j + 1].data(), l.out,
+                              true);
+    }
+    if (m_config.output_activation == Activation::kReLU) {
+        float* y = ws.act.back().data();
+        for (size_t i = 0; i < n * m_layers.back().out_pad; ++i) y[i] = std::max(y[i], 0.0f);
+    }
+    apply_output_activation(ws.act.back().data(), n);
+    return ws.act.back().data();
+}
+
+void FusedMlp::backward_bf16(const float* packed, const float* input, size_t in_stride, size_t n,
+                             const float* d_output, size_t d_out_stride, Workspace& ws,
+                             float* grad, float* d_input) const {
+    (void)input;
+    (void)in_stride;  // forward kept the bf16 copy of the input in ws.xb[0]
+    const size_t rows = pad_rows(n);
+    float* delta = ws.delta_a.data();
+    output_delta(ws.act.back().data(), n, d_output, d_out_stride, delta);
+    const int last_pad = m_layers.back().out_pad;
+    std::memset(delta + n * last_pad, 0, sizeof(float) * (rows - n) * last_pad);  // padding rows
+    for (int j = static_cast<int>(m_layers.size()) - 1; j >= 0; --j) {
+        const Layer& l = m_layers[j];
+        // dW[out][in] += delta^T (bf16 [out_pad][rows]) * x (VNNI over sample pairs).
+        amx::bf16_rows_to_vnni(ws.xb[j].data(), rows, l.in, ws.xv[j].data());
+        amx::to_bf16_transposed(delta, rows, l.out_pad, l.out_pad, ws.dt.data(), rows);
+        if (l.out == l.out_pad) {
+            amx::matmul(l.out_pad, l.in, rows, ws.dt.data(), rows, ws.xv[j].data(),
+                        grad + l.param_offset, l.in, true);
+        } else {  // padded output rows: accumulate through a 16-row scratch
+            amx::matmul(l.out_pad, l.in, rows, ws.dt.data(), rows, ws.xv[j].data(),
+                        ws.dlast.data(), l.in, false);
+            for (int o = 0; o < l.out; ++o)
+                for (int i = 0; i < l.in; ++i)
+                    grad[l.param_offset + size_t(o) * l.in + i] += ws.dlast[size_t(o) * l.in + i];
+        }
+        if (j == 0 && !d_input) break;
+        // d_in[rows][in] = delta (bf16 [rows][out_pad32]) * W (VNNI over output pairs).
+        uint16_t* db = ws.db.data();
+        amx::to_bf16_rows(delta, rows, l.out_pad, l.out_pad, db, l.out_pad32, false);
+        if (l.out_pad32 > l.out_pad)
+            for (size_t r = 0; r < rows; ++r)
+                std::memset(db + r * l.out_pad32 + l.out_pad, 0,
+                            sizeof(uint16_t) * (l.out_pad32 - l.out_pad));
+        const auto* w = reinterpret_cast<const uint16_t*>(packed + l.amx_bwd_offset);
+        float* dx = j == 0 ? ws.dx.data() : ws.delta_b.data();
+        amx::matmul(rows, l.in, l.out_pad32, db, l.out_pad32, w, dx, l.in, false);
+        if (j == 0) {
+            for (size_t i = 0; i < n; ++i)
+                std::memcpy(d_input + i * m_config.n_input, dx + i * l.in, sizeof(float) * l.in);
+        } else {
+            amx::relu_mask(dx, ws.act[j - 1].data(), rows, l.in, l.in);
+            std::swap(ws.delta_a, ws.delta_b);
+            delta = ws.delta_a.data();
+        }
     }
 }
 

@@ -21,6 +21,12 @@
 namespace radiant {
 
 enum class Activation { kNone, kReLU, kSigmoid, kExp };
+
+// fp32: every product in fp32 (Highway SIMD or scalar reference).
+// bf16: matrix products on Intel AMX with bf16 inputs and fp32 accumulation (master weights
+// stay fp32); used only where the CPU has AMX and the widths are multiples of 32, otherwise
+// the MLP falls back to fp32 (see FusedMlp::uses_bf16()).
+enum class MlpPrecision { kFp32, kBf16 };
 Activation parse_activation(const std::string& name);  // "none", "relu", "sigmoid", "exp"
 const char* activation_name(Activation a);
 
@@ -30,6 +36,7 @@ struct MlpConfig {
     int n_neurons = 64;  // 16, 32, 64 or 128
     int n_hidden_layers = 2;
     Activation output_activation = Activation::kNone;
+    MlpPrecision precision = MlpPrecision::kFp32;
 };
 
 class FusedMlp {
@@ -42,6 +49,8 @@ public:
     int n_layers() const { return static_cast<int>(m_layers.size()); }
     // Row stride of the output buffer forward() returns (n_output padded to 16).
     int output_stride() const { return m_layers.back().out_pad; }
+    // Whether the bf16 AMX path is in use (requested, supported by CPU and widths).
+    bool uses_bf16() const { return m_amx; }
     // Offset and size of layer j's weights within the parameters (for tests, L2 masks).
     size_t layer_param_offset(int j) const { return m_layers[j].param_offset; }
 
@@ -56,6 +65,10 @@ public:
         size_t max_tile = 0;
         std::vector<AlignedVector<float>> act;  // act[j]: output of layer j [tile][out_pad_j]
         AlignedVector<float> delta_a, delta_b;  // backward deltas
+        // bf16 path only: layer inputs (row-major and sample-pair VNNI), deltas, scratch.
+        std::vector<AlignedVector<uint16_t>> xb, xv;
+        AlignedVector<uint16_t> db, dt;
+        AlignedVector<float> dx, dlast;
     };
     Workspace make_workspace(size_t max_tile) const;
 
@@ -68,9 +81,10 @@ public:
     // d_output: dL/d(activated output), row-major [n][d_out_stride].
     // Adds dL/dW to grad (parameter layout, n_params() floats); writes dL/d(input) row-major
     // [n][n_input] to d_input when it is not null.
-    void backward(const float* params, const float* input, size_t in_stride, size_t n,
-                  const float* d_output, size_t d_out_stride, Workspace& ws, float* grad,
-                  float* d_input) const;
+    // `packed` must be the buffer pack() filled from `params`.
+    void backward(const float* params, const float* packed, const float* input,
+                  size_t in_stride, size_t n, const float* d_output, size_t d_out_stride,
+                  Workspace& ws, float* grad, float* d_input) const;
 
     // FLOPs of forward + backward per sample (multiply-adds counted as 2), unpadded.
     double flops_per_sample(bool with_input_gradient) const;
@@ -78,11 +92,27 @@ public:
 private:
     struct Layer {
         int in = 0, out = 0, out_pad = 0;
+        int out_pad32 = 0;         // bf16 path: K of the input-gradient product
         size_t param_offset = 0;   // W [out][in]
         size_t packed_offset = 0;  // Wt [in][out_pad]
+        size_t amx_fwd_offset = 0;  // bf16 VNNI Wt [in/2][out_pad][2], in floats of `packed`
+        size_t amx_bwd_offset = 0;  // bf16 VNNI W [out_pad32/2][in][2]
     };
+    const float* forward_bf16(const float* packed, const float* input, size_t in_stride,
+                              size_t n, Workspace& ws) const;
+    void apply_output_activation(float* y, size_t n) const;
+    void output_delta(const float* y, size_t n, const float* d_output, size_t d_out_stride,
+                      float* delta) const;
+    void backward_fp32_layers(const float* params, const float* input, size_t in_stride,
+                              size_t n, Workspace& ws, float* delta, float* next, float* grad,
+                              float* d_input) const;
+    void backward_bf16(const float* packed, const float* input, size_t in_stride, size_t n,
+                       const float* d_output, size_t d_out_stride, Workspace& ws, float* grad,
+                       float* d_input) const;
+
     MlpConfig m_config;
     KernelImpl m_impl;
+    bool m_amx = false;
     std::vector<Layer> m_layers;
     size_t m_n_params = 0;
     size_t m_n_packed = 0;
