@@ -115,7 +115,6 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
     constexpr int kCorners = 1 << D;
     constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
     HWY_ALIGN uint32_t idx_buf[kCorners][kMaxLanes];
-    HWY_ALIGN float w_buf[kCorners][kMaxLanes];
     HWY_ALIGN float pos_buf[3][kMaxLanes];
     const uint32_t primes[3] = {1u, 2654435761u, 805459861u};
 
@@ -128,17 +127,7 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
     float* table = grad + size_t(g.offset[level]) * F;
     const VF zero = hn::Zero(df), one = hn::Set(df, 1.0f);
 
-    // The run of consecutive samples in one cell: its corner indices and summed gradients.
-    uint32_t run_idx[kCorners];
-    float run_acc[kCorners][F] = {};
-    bool run_open = false;
-    auto flush = [&]() {
-        for (int c = 0; c < kCorners; ++c)
-            for (int f = 0; f < F; ++f) {
-                table[size_t(run_idx[c]) * F + f] += run_acc[c][f];
-                run_acc[c][f] = 0.0f;
-            }
-    };
+    HWY_ALIGN float prod[kCorners][F][kMaxLanes];  // w_c * dL/d(feature f), per lane
 
     for (size_t i0 = 0; i0 < n; i0 += L) {
         const size_t count = std::min(L, n - i0);
@@ -154,6 +143,16 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
             cell[d] = hn::BitCast(du, ci);
             frac[d] = hn::Sub(x, hn::ConvertTo(df, ci));
         }
+        VF grad_in[F];
+        for (int f = 0; f < F; ++f) {
+            const float* g = d_enc + size_t(level * F + f) * d_stride + i0;
+            if (count == L) {
+                grad_in[f] = hn::LoadU(df, g);
+            } else {
+                for (size_t k = 0; k < L; ++k) pos_buf[0][k] = k < count ? g[k] : 0.0f;
+                grad_in[f] = hn::Load(df, pos_buf[0]);
+            }
+        }
         for (int c = 0; c < kCorners; ++c) {
             VF w = one;
             VU dense_idx = hn::Zero(du), hash = hn::Zero(du), stride = hn::Set(du, 1u);
@@ -166,27 +165,15 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
                 hash = hn::Xor(hash, d == 0 ? v : hn::Mul(v, hn::Set(du, primes[d])));
             }
             hn::Store(dense ? dense_idx : hn::And(hash, mask), du, idx_buf[c]);
-            hn::Store(w, df, w_buf[c]);
+            for (int f = 0; f < F; ++f) hn::Store(hn::Mul(w, grad_in[f]), df, prod[c][f]);
         }
-        // Scatter in sample order: deterministic for a given input. Consecutive samples that
-        // share a cell (common on coarse levels, as samples arrive in scanline order) are
-        // summed in registers and written once: a chain of read-modify-writes to the same
-        // address would otherwise serialise on store-to-load forwarding.
-        for (size_t k = 0; k < count; ++k) {
-            bool same_cell = run_open;
-            for (int c = 0; c < kCorners; ++c) same_cell = same_cell && idx_buf[c][k] == run_idx[c];
-            if (!same_cell) {
-                if (run_open) flush();
-                for (int c = 0; c < kCorners; ++c) run_idx[c] = idx_buf[c][k];
-                run_open = true;
+        // Scatter in sample order, as the reference: deterministic for a given input.
+        for (size_t k = 0; k < count; ++k)
+            for (int c = 0; c < kCorners; ++c) {
+                float* entry = table + size_t(idx_buf[c][k]) * F;
+                for (int f = 0; f < F; ++f) entry[f] += prod[c][f][k];
             }
-            for (int f = 0; f < F; ++f) {
-                const float gval = d_enc[size_t(level * F + f) * d_stride + i0 + k];
-                for (int c = 0; c < kCorners; ++c) run_acc[c][f] += w_buf[c][k] * gval;
-            }
-        }
     }
-    if (run_open) flush();
 }
 
 void HashGridBackward(const HashGridLanes& g, int level, const float* positions, size_t n,
