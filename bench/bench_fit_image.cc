@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--warmup")) warmup = std::atoi(next());
         else if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(next());
         else if (!std::strcmp(argv[i], "--precision"))
-            config.precision = std::strcmp(next(), "bf16") ? radiant::MlpPrecision::kFp32 : radiant::MlpPrecision::kBf16;
+            config.precision = std::strcmp(next(), "fp32") ? radiant::MlpPrecision::kBf16 : radiant::MlpPrecision::kFp32;
         else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(next());
         else if (!std::strcmp(argv[i], "--batch")) config.batch = std::strtoull(next(), nullptr, 10);
         else if (!std::strcmp(argv[i], "--log2-table")) config.log2_hashmap_size = std::atoi(next());

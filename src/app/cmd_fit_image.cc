@@ -36,7 +36,7 @@ struct FitImageOptions {
     std::string report;
     uint64_t eval_every = 500;
     std::string loss = "l2";
-    std::string precision = "fp32";
+    std::string precision = "bf16";
     float lr = 1e-2f;
 };
 

@@ -25,13 +25,14 @@ struct FitImageConfig {
     // Encoding: instant-ngp's image config (16 levels x 2 features, base 16, finest = image).
     int n_levels = 16;
     int n_features_per_level = 2;
-    int log2_hashmap_size = 20;
+    int log2_hashmap_size = 15;  // as instant-ngp's image config; 2^14..2^17 trade speed for detail
     int base_resolution = 16;
     // MLP: 64 wide, 2 hidden layers, 3 outputs.
     int n_neurons = 64;
     int n_hidden_layers = 2;
     Activation output_activation = Activation::kNone;
-    MlpPrecision precision = MlpPrecision::kFp32;
+    // bf16 on AMX won on time-to-PSNR (BENCHMARKS.md); CPUs without AMX run fp32.
+    MlpPrecision precision = MlpPrecision::kBf16;
     size_t batch = size_t(1) << 16;  // pixels per step
     AdamConfig adam;
     LossConfig loss;

@@ -169,26 +169,33 @@ void FusedMlp::backward(const float* params, const float* packed, const float* i
     if (m_amx) return backward_bf16(packed, input, in_stride, n, d_output, d_out_stride, ws, grad, d_input);
     float* delta = ws.delta_a.data();
     float* next = ws.delta_b.data();
-    output_delta(ws.act.back().data(), n, d_output, d_out_stride, delta);
+    output_delta(ws.act.back().data(), n, d_output, d_out_stride, delta, m_layers.back().out_pad);
     backward_fp32_layers(params, input, in_stride, n, ws, delta, next, grad, d_input);
 }
 
 void FusedMlp::output_delta(const float* y, size_t n, const float* d_output, size_t d_out_stride,
-                            float* delta) const {
+                            float* delta, size_t delta_stride) const {
     const Layer& last = m_layers.back();
-    // dL/d(pre-activation) of the output layer; padding columns stay zero.
+    const size_t ys = last.out_pad;
+    // dL/d(pre-activation) of the output layer; padding columns are zero.
     for (size_t i = 0; i < n; ++i) {
-        float* drow = delta + i * last.out_pad;
-        const float* yrow = y + i * last.out_pad;
-        for (int o = 0; o < last.out_pad; ++o) {
-            float g = o < last.out ? d_output[i * d_out_stride + o] : 0.0f;
-            switch (m_config.output_activation) {
-                case Activation::kNone: break;
-                case Activation::kReLU: g = yrow[o] > 0 ? g : 0.0f; break;
-                case Activation::kSigmoid: g *= yrow[o] * (1.0f - yrow[o]); break;
-                case Activation::kExp: g *= yrow[o]; break;
-            }
-            drow[o] = g;
+        float* drow = delta + i * delta_stride;
+        const float* g = d_output + i * d_out_stride;
+        const float* yrow = y + i * ys;
+        std::memset(drow, 0, sizeof(float) * delta_stride);
+        switch (m_config.output_activation) {
+            case Activation::kNone:
+                for (int o = 0; o < last.out; ++o) drow[o] = g[o];
+                break;
+            case Activation::kReLU:
+                for (int o = 0; o < last.out; ++o) drow[o] = yrow[o] > 0 ? g[o] : 0.0f;
+                break;
+            case Activation::kSigmoid:
+                for (int o = 0; o < last.out; ++o) drow[o] = g[o] * yrow[o] * (1.0f - yrow[o]);
+                break;
+            case Activation::kExp:
+                for (int o = 0; o < last.out; ++o) drow[o] = g[o] * yrow[o];
+                break;
         }
     }
 }
@@ -267,15 +274,18 @@ void FusedMlp::backward_bf16(const float* packed, const float* input, size_t in_
     (void)input;
     (void)in_stride;  // forward kept the bf16 copy of the input in ws.xb[0]
     const size_t rows = pad_rows(n);
+    // Deltas are kept with out_pad32 columns (zeros beyond out), the K of the input-gradient
+    // product, so they convert to bf16 in one pass.
     float* delta = ws.delta_a.data();
-    output_delta(ws.act.back().data(), n, d_output, d_out_stride, delta);
-    const int last_pad = m_layers.back().out_pad;
-    std::memset(delta + n * last_pad, 0, sizeof(float) * (rows - n) * last_pad);  // padding rows
+    const size_t last_stride = m_layers.back().out_pad32;
+    output_delta(ws.act.back().data(), n, d_output, d_out_stride, delta, last_stride);
+    std::memset(delta + n * last_stride, 0, sizeof(float) * (rows - n) * last_stride);
     for (int j = static_cast<int>(m_layers.size()) - 1; j >= 0; --j) {
         const Layer& l = m_layers[j];
+        const size_t ds = l.out_pad32;
         // dW[out][in] += delta^T (bf16 [out_pad][rows]) * x (VNNI over sample pairs).
         amx::bf16_rows_to_vnni(ws.xb[j].data(), rows, l.in, ws.xv[j].data());
-        amx::to_bf16_transposed(delta, rows, l.out_pad, l.out_pad, ws.dt.data(), rows);
+        amx::to_bf16_transposed(delta, rows, l.out_pad, ds, ws.dt.data(), rows);
         if (l.out == l.out_pad) {
             amx::matmul(l.out_pad, l.in, rows, ws.dt.data(), rows, ws.xv[j].data(),
                         grad + l.param_offset, l.in, true);
@@ -289,14 +299,10 @@ void FusedMlp::backward_bf16(const float* packed, const float* input, size_t in_
         if (j == 0 && !d_input) break;
         // d_in[rows][in] = delta (bf16 [rows][out_pad32]) * W (VNNI over output pairs).
         uint16_t* db = ws.db.data();
-        amx::to_bf16_rows(delta, rows, l.out_pad, l.out_pad, db, l.out_pad32, false);
-        if (l.out_pad32 > l.out_pad)
-            for (size_t r = 0; r < rows; ++r)
-                std::memset(db + r * l.out_pad32 + l.out_pad, 0,
-                            sizeof(uint16_t) * (l.out_pad32 - l.out_pad));
+        amx::to_bf16_rows(delta, rows, ds, ds, db, ds, false);
         const auto* w = reinterpret_cast<const uint16_t*>(packed + l.amx_bwd_offset);
         float* dx = j == 0 ? ws.dx.data() : ws.delta_b.data();
-        amx::matmul(rows, l.in, l.out_pad32, db, l.out_pad32, w, dx, l.in, false);
+        amx::matmul(rows, l.in, ds, db, ds, w, dx, l.in, false);
         if (j == 0) {
             for (size_t i = 0; i < n; ++i)
                 std::memcpy(d_input + i * m_config.n_input, dx + i * l.in, sizeof(float) * l.in);

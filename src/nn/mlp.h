@@ -102,7 +102,7 @@ private:
                               size_t n, Workspace& ws) const;
     void apply_output_activation(float* y, size_t n) const;
     void output_delta(const float* y, size_t n, const float* d_output, size_t d_out_stride,
-                      float* delta) const;
+                      float* delta, size_t delta_stride) const;
     void backward_fp32_layers(const float* params, const float* input, size_t in_stride,
                               size_t n, Workspace& ws, float* delta, float* next, float* grad,
                               float* d_input) const;
