@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -75,6 +76,13 @@ int run_fit_image(const FitImageOptions& o) {
     config.seed = o.seed;
     config.loss.type = parse_loss(o.loss);
     config.adam.learning_rate = o.lr;
+    if (o.steps > 0) {
+        // Step-bounded runs anneal: halve the learning rate every tenth of the run once half
+        // of it is done, so the last steps settle instead of oscillating.
+        config.adam.decay_start = o.steps / 2;
+        config.adam.decay_interval = std::max<uint64_t>(1, o.steps / 10);
+        config.adam.decay_base = 0.5f;
+    }
     config.precision = o.precision == "bf16" ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
     ImageFitter fitter(image, config, pool);
 
