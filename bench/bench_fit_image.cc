@@ -66,9 +66,10 @@ int main(int argc, char** argv) {
     const double sps = fitter.batch() / best_step;
     const double gflops = sps * fitter.flops_per_sample() * 1e-9;
     std::printf("peak (best of %d): FP32 FMA %.1f GFLOP/s on %d threads (%s), one core %.1f; "
-                "BF16 dot %.1f\n",
+                "BF16 dot %.1f; AMX BF16 %.1f\n",
                 rounds, peak.fp32_gflops_all_cores, pool.size(), peak.simd_target,
-                peak.fp32_gflops_one_core, peak.bf16_gflops_all_cores);
+                peak.fp32_gflops_one_core, peak.bf16_gflops_all_cores,
+                peak.amx_bf16_gflops_all_cores);
     std::printf("fit-image step (best of %d x %d steps): %s %dx%d, batch %zu, table 2^%d, MLP %s: "
                 "%.3f M samples/s, %.1f ms/step, %.1f GFLOP/s at %.1f kFLOP/sample = %.1f%% of "
                 "FP32 peak\n",

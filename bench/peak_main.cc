@@ -14,6 +14,11 @@ int main() {
                     peak.bf16_gflops_one_core, peak.bf16_gflops_all_cores);
     else
         std::printf("BF16 dot   : not supported by this CPU\n");
+    if (peak.amx_bf16_gflops_one_core > 0)
+        std::printf("AMX BF16   : %8.1f GFLOP/s one core, %8.1f GFLOP/s all cores\n",
+                    peak.amx_bf16_gflops_one_core, peak.amx_bf16_gflops_all_cores);
+    else
+        std::printf("AMX BF16   : not available on this CPU\n");
     std::printf("random 8-byte reads (8 independent in flight):\n");
     std::vector<size_t> sizes;
     for (size_t b = size_t(1) << 14; b <= size_t(1) << 28; b <<= 2) sizes.push_back(b);

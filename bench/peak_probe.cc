@@ -11,6 +11,7 @@
 #endif
 
 #include "core/aligned.h"
+#include "nn/amx.h"
 #include "core/rng.h"
 #include "core/timer.h"
 #include "nn/simd.h"
@@ -47,9 +48,41 @@ __attribute__((target("avx512f,avx512bf16"))) double bf16_loop(uint64_t iteratio
     return double(iterations) * 12.0 * 32.0 * 2.0;
 }
 bool has_bf16() { return __builtin_cpu_supports("avx512bf16"); }
+
+struct AmxTileConfig {
+    uint8_t palette_id, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+};
+
+// Four independent 16x16 fp32 accumulator tiles fed by 16x32 bf16 tiles: 4 x 8192
+// multiply-adds per iteration.
+__attribute__((target("amx-tile,amx-bf16"))) double amx_loop(uint64_t iterations, float* sink) {
+    AmxTileConfig cfg{};
+    cfg.palette_id = 1;
+    for (int t = 0; t < 8; ++t) {
+        cfg.rows[t] = 16;
+        cfg.colsb[t] = 64;
+    }
+    _tile_loadconfig(&cfg);
+    alignas(64) static uint16_t operand[16 * 32];
+    for (auto& x : operand) x = 0x3c00;  // bf16 ~ 0.0078
+    alignas(64) float out[16 * 16];
+    _tile_zero(0); _tile_zero(1); _tile_zero(2); _tile_zero(3);
+    _tile_loadd(4, operand, 64); _tile_loadd(5, operand, 64);
+    _tile_loadd(6, operand, 64); _tile_loadd(7, operand, 64);
+    for (uint64_t i = 0; i < iterations; ++i) {
+        _tile_dpbf16ps(0, 4, 6); _tile_dpbf16ps(1, 4, 7);
+        _tile_dpbf16ps(2, 5, 6); _tile_dpbf16ps(3, 5, 7);
+    }
+    _tile_stored(0, out, 64);
+    *sink += out[0];
+    return double(iterations) * 4.0 * 16 * 16 * 32 * 2.0;
+}
 #else
 double bf16_loop(uint64_t, float*) { return 0.0; }
 bool has_bf16() { return false; }
+double amx_loop(uint64_t, float*) { return 0.0; }
 #endif
 
 // Runs `loop(iters)` on `threads` threads, growing iters until a run lasts `seconds`;
@@ -94,6 +127,10 @@ PeakResult measure_peak(ThreadPool& pool, double seconds) {
     if (has_bf16()) {
         r.bf16_gflops_one_core = measure(pool, 1, seconds, bf16_loop);
         r.bf16_gflops_all_cores = measure(pool, pool.size(), seconds, bf16_loop);
+    }
+    if (amx::available()) {
+        r.amx_bf16_gflops_one_core = measure(pool, 1, seconds, amx_loop);
+        r.amx_bf16_gflops_all_cores = measure(pool, pool.size(), seconds, amx_loop);
     }
     return r;
 }

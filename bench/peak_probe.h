@@ -14,6 +14,8 @@ struct PeakResult {
     double fp32_gflops_all_cores = 0;
     double bf16_gflops_one_core = 0;   // 0 when the CPU has no BF16 dot instruction
     double bf16_gflops_all_cores = 0;
+    double amx_bf16_gflops_one_core = 0;  // Intel AMX tile products; 0 without AMX
+    double amx_bf16_gflops_all_cores = 0;
     const char* simd_target = "";
 };
 
