@@ -53,6 +53,47 @@ void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
             const VU mask = hn::LoadU(du, g.mask + lb);
             const VU offset = hn::LoadU(du, g.offset + lb);
             const VF one = hn::Set(df, 1.0f);
+#if HWY_TARGET != HWY_SCALAR
+            if constexpr (F == 2) {
+                // Two features are one 8-byte entry: gather entries as 64-bit lanes (half the
+                // gathered elements), levels [lb, lb+L/2) in `lo`, the rest in `hi`. The
+                // gathered pairs are already in output order (level-major, feature-minor).
+                const hn::Repartition<uint64_t, decltype(df)> du64;
+                const hn::RebindToSigned<decltype(du64)> di64;
+                const hn::Half<decltype(du)> duh;
+                const auto* table64 = reinterpret_cast<const uint64_t*>(params);
+                VF acc_lo = hn::Zero(df), acc_hi = hn::Zero(df);
+                // Duplicates each 32-bit lane of a half vector into a pair of lanes.
+                auto pairs_of = [&](hn::Vec<decltype(duh)> half) {
+                    const auto w64 = hn::PromoteTo(du64, half);
+                    return hn::BitCast(df, hn::Or(w64, hn::ShiftLeft<32>(w64)));
+                };
+                for (int c = 0; c < (1 << D); ++c) {
+                    VF w = one;
+                    VU dense_idx = hn::Zero(du), hash = hn::Zero(du), stride = hn::Set(du, 1u);
+                    for (int d = 0; d < D; ++d) {
+                        const bool bit = (c >> d) & 1;
+                        const VU v = bit ? hn::Add(cell[d], hn::Set(du, 1u)) : cell[d];
+                        w = hn::Mul(w, bit ? frac[d] : hn::Sub(one, frac[d]));
+                        dense_idx = hn::Add(dense_idx, hn::Mul(v, stride));
+                        if (d + 1 < D) stride = hn::Mul(stride, verts);
+                        hash = hn::Xor(hash, d == 0 ? v : hn::Mul(v, hn::Set(du, primes[d])));
+                    }
+                    const VU idx = hn::IfThenElse(hn::RebindMask(du, dense), dense_idx, hn::And(hash, mask));
+                    const VU entry = hn::Add(offset, idx);
+                    const auto lo = hn::BitCast(di64, hn::PromoteTo(du64, hn::LowerHalf(duh, entry)));
+                    const auto hi = hn::BitCast(di64, hn::PromoteTo(du64, hn::UpperHalf(duh, entry)));
+                    const VU wbits = hn::BitCast(du, w);
+                    acc_lo = hn::MulAdd(pairs_of(hn::LowerHalf(duh, wbits)),
+                                        hn::BitCast(df, hn::GatherIndex(du64, table64, lo)), acc_lo);
+                    acc_hi = hn::MulAdd(pairs_of(hn::UpperHalf(duh, wbits)),
+                                        hn::BitCast(df, hn::GatherIndex(du64, table64, hi)), acc_hi);
+                }
+                hn::Store(acc_lo, df, tmp + lb * 2);
+                hn::Store(acc_hi, df, tmp + lb * 2 + L);
+                continue;
+            }
+#endif
             VF acc[F];
             for (int f = 0; f < F; ++f) acc[f] = hn::Zero(df);
             for (int c = 0; c < (1 << D); ++c) {
