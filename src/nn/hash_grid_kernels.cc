@@ -168,7 +168,8 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
     float* table = grad + size_t(g.offset[level]) * F;
     const VF zero = hn::Zero(df), one = hn::Set(df, 1.0f);
 
-    HWY_ALIGN float prod[kCorners][F][kMaxLanes];  // w_c * dL/d(feature f), per lane
+    // w_c * dL/d(feature f) per lane; for F = 2 stored as (f0, f1) pairs across [c][0..1].
+    HWY_ALIGN float prod[kCorners][F][kMaxLanes];
 
     for (size_t i0 = 0; i0 < n; i0 += L) {
         const size_t count = std::min(L, n - i0);
@@ -206,14 +207,27 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
                 hash = hn::Xor(hash, d == 0 ? v : hn::Mul(v, hn::Set(du, primes[d])));
             }
             hn::Store(dense ? dense_idx : hn::And(hash, mask), du, idx_buf[c]);
-            for (int f = 0; f < F; ++f) hn::Store(hn::Mul(w, grad_in[f]), df, prod[c][f]);
+            if constexpr (F == 2) {  // pairs, so one 8-byte add updates a whole entry
+                hn::StoreInterleaved2(hn::Mul(w, grad_in[0]), hn::Mul(w, grad_in[1]), df, prod[c][0]);
+            } else {
+                for (int f = 0; f < F; ++f) hn::Store(hn::Mul(w, grad_in[f]), df, prod[c][f]);
+            }
         }
         // Scatter in sample order, as the reference: deterministic for a given input.
-        for (size_t k = 0; k < count; ++k)
-            for (int c = 0; c < kCorners; ++c) {
-                float* entry = table + size_t(idx_buf[c][k]) * F;
-                for (int f = 0; f < F; ++f) entry[f] += prod[c][f][k];
-            }
+        if constexpr (F == 2) {
+            const hn::CappedTag<float, 2> d2;
+            for (size_t k = 0; k < count; ++k)
+                for (int c = 0; c < kCorners; ++c) {
+                    float* entry = table + size_t(idx_buf[c][k]) * 2;
+                    hn::StoreU(hn::Add(hn::LoadU(d2, entry), hn::LoadU(d2, &prod[c][0][2 * k])), d2, entry);
+                }
+        } else {
+            for (size_t k = 0; k < count; ++k)
+                for (int c = 0; c < kCorners; ++c) {
+                    float* entry = table + size_t(idx_buf[c][k]) * F;
+                    for (int f = 0; f < F; ++f) entry[f] += prod[c][f][k];
+                }
+        }
     }
 }
 
