@@ -20,6 +20,27 @@ namespace radiant {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Index within the level and interpolation weight of corner `c` (bit d set: +1 along axis
+// d) of the cells in `cell`/`frac`, for every lane.
+template <int D, class DF, class DU, class VU = hn::Vec<DU>, class VF = hn::Vec<DF>>
+HWY_INLINE void CornerOf(DF df, DU du, int c, const VU* cell, const VF* frac, VU verts,
+                         hn::Mask<DU> dense, VU mask, VU& index, VF& weight) {
+    const uint32_t primes[3] = {1u, 2654435761u, 805459861u};
+    const VF one = hn::Set(df, 1.0f);
+    VF w = one;
+    VU dense_idx = hn::Zero(du), hash = hn::Zero(du), stride = hn::Set(du, 1u);
+    for (int d = 0; d < D; ++d) {
+        const bool bit = (c >> d) & 1;
+        const VU v = bit ? hn::Add(cell[d], hn::Set(du, 1u)) : cell[d];
+        w = hn::Mul(w, bit ? frac[d] : hn::Sub(one, frac[d]));
+        dense_idx = hn::Add(dense_idx, hn::Mul(v, stride));
+        if (d + 1 < D) stride = hn::Mul(stride, verts);
+        hash = hn::Xor(hash, d == 0 ? v : hn::Mul(v, hn::Set(du, primes[d])));
+    }
+    index = hn::IfThenElse(dense, dense_idx, hn::And(hash, mask));
+    weight = w;
+}
+
 template <int D, int F>
 void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
                  const float* positions, size_t n, float* out, size_t out_stride) {
@@ -31,7 +52,6 @@ void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
     const size_t L = hn::Lanes(df);
     HWY_ALIGN float tmp[64 * 8];
     HWY_ALIGN float split[8][HWY_MAX_BYTES / sizeof(float)];
-    const uint32_t primes[3] = {1u, 2654435761u, 805459861u};
 
     for (size_t i = 0; i < n; ++i) {
         const float* pos = positions + i * D;
@@ -49,10 +69,9 @@ void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
                 cell[d] = hn::BitCast(du, ci);
                 frac[d] = hn::Sub(x, hn::ConvertTo(df, ci));
             }
-            const auto dense = hn::Ne(hn::LoadU(du, g.dense + lb), hn::Zero(du));
+            const auto dense = hn::Ne(hn::LoadU(du, g.dense + lb), hn::Zero(du));  // Mask<du>
             const VU mask = hn::LoadU(du, g.mask + lb);
             const VU offset = hn::LoadU(du, g.offset + lb);
-            const VF one = hn::Set(df, 1.0f);
 #if HWY_TARGET != HWY_SCALAR
             if constexpr (F == 2) {
                 // Two features are one 8-byte entry: gather entries as 64-bit lanes (half the
@@ -69,17 +88,9 @@ void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
                     return hn::BitCast(df, hn::Or(w64, hn::ShiftLeft<32>(w64)));
                 };
                 for (int c = 0; c < (1 << D); ++c) {
-                    VF w = one;
-                    VU dense_idx = hn::Zero(du), hash = hn::Zero(du), stride = hn::Set(du, 1u);
-                    for (int d = 0; d < D; ++d) {
-                        const bool bit = (c >> d) & 1;
-                        const VU v = bit ? hn::Add(cell[d], hn::Set(du, 1u)) : cell[d];
-                        w = hn::Mul(w, bit ? frac[d] : hn::Sub(one, frac[d]));
-                        dense_idx = hn::Add(dense_idx, hn::Mul(v, stride));
-                        if (d + 1 < D) stride = hn::Mul(stride, verts);
-                        hash = hn::Xor(hash, d == 0 ? v : hn::Mul(v, hn::Set(du, primes[d])));
-                    }
-                    const VU idx = hn::IfThenElse(hn::RebindMask(du, dense), dense_idx, hn::And(hash, mask));
+                    VU idx;
+                    VF w;
+                    CornerOf<D>(df, du, c, cell, frac, verts, dense, mask, idx, w);
                     const VU entry = hn::Add(offset, idx);
                     const auto lo = hn::BitCast(di64, hn::PromoteTo(du64, hn::LowerHalf(duh, entry)));
                     const auto hi = hn::BitCast(di64, hn::PromoteTo(du64, hn::UpperHalf(duh, entry)));
@@ -97,17 +108,9 @@ void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
             VF acc[F];
             for (int f = 0; f < F; ++f) acc[f] = hn::Zero(df);
             for (int c = 0; c < (1 << D); ++c) {
-                VF w = one;
-                VU dense_idx = hn::Zero(du), hash = hn::Zero(du), stride = hn::Set(du, 1u);
-                for (int d = 0; d < D; ++d) {
-                    const bool bit = (c >> d) & 1;
-                    const VU v = bit ? hn::Add(cell[d], hn::Set(du, 1u)) : cell[d];
-                    w = hn::Mul(w, bit ? frac[d] : hn::Sub(one, frac[d]));
-                    dense_idx = hn::Add(dense_idx, hn::Mul(v, stride));
-                    if (d + 1 < D) stride = hn::Mul(stride, verts);
-                    hash = hn::Xor(hash, d == 0 ? v : hn::Mul(v, hn::Set(du, primes[d])));
-                }
-                const VU idx = hn::IfThenElse(hn::RebindMask(du, dense), dense_idx, hn::And(hash, mask));
+                VU idx;
+                VF w;
+                CornerOf<D>(df, du, c, cell, frac, verts, dense, mask, idx, w);
                 const auto base = hn::BitCast(di, hn::Mul(hn::Add(offset, idx), hn::Set(du, uint32_t(F))));
                 for (int f = 0; f < F; ++f)
                     acc[f] = hn::MulAdd(w, hn::GatherIndex(df, params + f, base), acc[f]);
@@ -157,13 +160,12 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
     constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
     HWY_ALIGN uint32_t idx_buf[kCorners][kMaxLanes];
     HWY_ALIGN float pos_buf[3][kMaxLanes];
-    const uint32_t primes[3] = {1u, 2654435761u, 805459861u};
 
     const VF scale = hn::Set(df, g.scale[level]);
     const uint32_t verts_s = g.vertices[level];
     const VU verts = hn::Set(du, verts_s);
     const auto max_cell = hn::Set(di, int32_t(verts_s) - 2);
-    const bool dense = g.dense[level] != 0;
+    const auto dense_mask = hn::Ne(hn::Set(du, g.dense[level]), hn::Zero(du));
     const VU mask = hn::Set(du, g.mask[level]);
     float* table = grad + size_t(g.offset[level]) * F;
     const VF zero = hn::Zero(df), one = hn::Set(df, 1.0f);
@@ -196,17 +198,10 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
             }
         }
         for (int c = 0; c < kCorners; ++c) {
-            VF w = one;
-            VU dense_idx = hn::Zero(du), hash = hn::Zero(du), stride = hn::Set(du, 1u);
-            for (int d = 0; d < D; ++d) {
-                const bool bit = (c >> d) & 1;
-                const VU v = bit ? hn::Add(cell[d], hn::Set(du, 1u)) : cell[d];
-                w = hn::Mul(w, bit ? frac[d] : hn::Sub(one, frac[d]));
-                dense_idx = hn::Add(dense_idx, hn::Mul(v, stride));
-                if (d + 1 < D) stride = hn::Mul(stride, verts);
-                hash = hn::Xor(hash, d == 0 ? v : hn::Mul(v, hn::Set(du, primes[d])));
-            }
-            hn::Store(dense ? dense_idx : hn::And(hash, mask), du, idx_buf[c]);
+            VU idx;
+            VF w;
+            CornerOf<D>(df, du, c, cell, frac, verts, dense_mask, mask, idx, w);
+            hn::Store(idx, du, idx_buf[c]);
             if constexpr (F == 2) {  // pairs, so one 8-byte add updates a whole entry
                 hn::StoreInterleaved2(hn::Mul(w, grad_in[0]), hn::Mul(w, grad_in[1]), df, prod[c][0]);
             } else {
