@@ -1,3 +1,6 @@
+// (GCC 12 reports false "may be used uninitialized" warnings inside avx512fintrin.h.)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 // Intel AMX kernels. Compiled with per-function target attributes so the rest of the build
 // stays portable; callers must check available() first.
 #include "nn/amx.h"

@@ -1,0 +1,40 @@
+// Cameras and rays for NeRF training and rendering.
+//
+// Frames: poses in the dataset are camera-to-world in the OpenGL/Blender convention (camera
+// looks down -z, +y up, +x right); pixel rows grow downward. Rays live in the *unit-cube
+// frame*: p_unit = p_world * scale + offset (instant-ngp's scene transform), directions unit
+// length. Pixel centres are at (x + 0.5, y + 0.5).
+#pragma once
+
+#include <array>
+
+#include "io/transforms.h"
+
+namespace radiant {
+
+struct Vec3 {
+    float x = 0, y = 0, z = 0;
+};
+
+struct Ray {
+    Vec3 origin;     // unit-cube frame
+    Vec3 direction;  // unit length
+};
+
+// OpenCV radial-tangential (k1, k2, p1, p2) on normalised image coordinates.
+void distort(const CameraIntrinsics& c, float x, float y, float& xd, float& yd);
+// Inverse of distort by fixed-point iteration (converges for the mild distortion of real
+// lenses; exact when all coefficients are zero).
+void undistort(const CameraIntrinsics& c, float xd, float yd, float& x, float& y);
+
+struct SceneTransform {
+    float scale = 0.33f;
+    Vec3 offset{0.5f, 0.5f, 0.5f};
+};
+
+// The ray through pixel position (px, py) (pixels, continuous) of a camera with the given
+// camera-to-world pose (row-major 4x4, world frame).
+Ray camera_ray(const CameraIntrinsics& camera, const std::array<float, 16>& camera_to_world,
+               const SceneTransform& scene, float px, float py);
+
+}  // namespace radiant

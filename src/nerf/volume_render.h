@@ -1,0 +1,31 @@
+// Front-to-back volume rendering of one ray and its exact backward.
+//
+// Samples i = 0..n-1 along the ray have density sigma_i >= 0 (1/unit-cube length), colour
+// c_i (3 values) and step length dt_i. With alpha_i = 1 - exp(-sigma_i dt_i) and transmittance
+// T_0 = 1, T_{i+1} = T_i (1 - alpha_i):
+//     C = sum_i T_i alpha_i c_i + T_n * background.
+// Compositing stops early once T falls below `min_transmittance`; those later samples
+// contribute nothing, in forward and backward alike.
+#pragma once
+
+#include <cstddef>
+
+namespace radiant {
+
+struct CompositeResult {
+    float rgb[3] = {0, 0, 0};
+    float transmittance = 1.0f;  // T after the last composited sample
+    size_t samples_used = 0;     // samples before early termination
+};
+
+CompositeResult composite_forward(const float* sigma, const float* rgb, const float* dt, size_t n,
+                                  const float background[3], float min_transmittance = 1e-4f);
+
+// Given dL/dC, writes dL/dsigma_i and dL/dc_i (3 per sample) for every sample (zero after
+// early termination) and dL/dbackground (3) when d_background is not null.
+void composite_backward(const float* sigma, const float* rgb, const float* dt, size_t n,
+                        const float background[3], const CompositeResult& forward,
+                        const float d_color[3], float* d_sigma, float* d_rgb,
+                        float* d_background, float min_transmittance = 1e-4f);
+
+}  // namespace radiant
