@@ -1,0 +1,72 @@
+#include "nerf/marcher.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace radiant {
+
+bool intersect_box(const Ray& ray, float lo, float hi, float& t_enter, float& t_exit) {
+    const float o[3] = {ray.origin.x, ray.origin.y, ray.origin.z};
+    const float d[3] = {ray.direction.x, ray.direction.y, ray.direction.z};
+    t_enter = 0.0f;
+    t_exit = std::numeric_limits<float>::infinity();
+    for (int a = 0; a < 3; ++a) {
+        if (std::abs(d[a]) < 1e-12f) {
+            if (o[a] < lo || o[a] > hi) return false;
+            continue;
+        }
+        float t0 = (lo - o[a]) / d[a], t1 = (hi - o[a]) / d[a];
+        if (t0 > t1) std::swap(t0, t1);
+        t_enter = std::max(t_enter, t0);
+        t_exit = std::min(t_exit, t1);
+    }
+    return t_enter < t_exit;
+}
+
+namespace {
+// Distance along the ray to the far side of the box [lo, hi] from the point at t.
+float exit_distance(const Ray& r, const Vec3& lo, const Vec3& hi) {
+    const float o[3] = {r.origin.x, r.origin.y, r.origin.z};
+    const float d[3] = {r.direction.x, r.direction.y, r.direction.z};
+    const float l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
+    float t = std::numeric_limits<float>::infinity();
+    for (int a = 0; a < 3; ++a) {
+        if (d[a] > 1e-12f) t = std::min(t, (h[a] - o[a]) / d[a]);
+        else if (d[a] < -1e-12f) t = std::min(t, (l[a] - o[a]) / d[a]);
+    }
+    return t;
+}
+}  // namespace
+
+size_t march_ray(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg,
+                 RaySample* out) {
+    const int K = grid.config().n_cascades;
+    const float half = 0.5f * float(1 << (K - 1));
+    float t, t_end;
+    if (!intersect_box(ray, 0.5f - half, 0.5f + half, t, t_end)) return 0;
+    const float R = float(grid.config().resolution);
+    size_t count = 0;
+    while (t < t_end && count < cfg.max_samples) {
+        const Vec3 p{ray.origin.x + t * ray.direction.x, ray.origin.y + t * ray.direction.y,
+                     ray.origin.z + t * ray.direction.z};
+        const int k = grid.cascade_of(p);
+        if (k >= K) break;
+        const size_t cell = grid.cell_of(p, k);
+        // Step: min_step, growing with distance, capped at this cascade's cell size.
+        const float cell_size = float(1 << k) / R;
+        const float dt = std::clamp(t * cfg.cone_angle, cfg.min_step, std::max(cfg.min_step, cell_size));
+        if (grid.occupied_cell(k, cell)) {
+            out[count++] = {p, t, dt};
+            t += dt;
+        } else {
+            Vec3 lo, hi;
+            grid.cell_bounds(k, cell, lo, hi);
+            // Jump to the cell's exit (plus a hair, so the next lookup lands in the next cell).
+            t = std::max(t + 1e-6f, exit_distance(ray, lo, hi) + 1e-5f * cell_size);
+        }
+    }
+    return count;
+}
+
+}  // namespace radiant

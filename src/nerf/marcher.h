@@ -1,0 +1,34 @@
+// Ray marching through the occupancy grid: emits the samples the field is evaluated at.
+//
+// Steps are `min_step` (sqrt(3)/1024 of the unit cube) near the scene and grow with distance
+// t * cone_angle for large scenes, never beyond the cell size of the cascade being crossed.
+// Empty cells are skipped in one jump to the cell's exit. At most `max_samples` per ray.
+#pragma once
+
+#include <cstddef>
+
+#include "nerf/camera.h"
+#include "nerf/occupancy_grid.h"
+
+namespace radiant {
+
+struct MarchConfig {
+    float min_step = 1.7320508f / 1024.0f;
+    float cone_angle = 0.0f;  // 1/256 for large (aabb_scale > 1) scenes
+    size_t max_samples = 1024;
+};
+
+struct RaySample {
+    Vec3 position;  // unit-cube frame
+    float t = 0;    // distance along the ray
+    float dt = 0;   // step length represented by this sample
+};
+
+// Writes up to cfg.max_samples samples in increasing t; returns how many.
+size_t march_ray(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg,
+                 RaySample* out);
+
+// Entry and exit distances of the ray through the cube [lo, hi]^3; false if it misses.
+bool intersect_box(const Ray& ray, float lo, float hi, float& t_enter, float& t_exit);
+
+}  // namespace radiant

@@ -1,0 +1,91 @@
+#include "nerf/occupancy_grid.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace radiant {
+
+int OccupancyGridConfig::cascades_for_aabb_scale(float aabb_scale) {
+    int k = 1;
+    while ((1 << (k - 1)) < aabb_scale && k < 8) ++k;
+    return k;
+}
+
+OccupancyGrid::OccupancyGrid(const OccupancyGridConfig& c) : m_config(c) {
+    RD_CHECK(c.resolution >= 2 && c.n_cascades >= 1 && c.n_cascades <= 8);
+    m_cells = size_t(c.resolution) * c.resolution * c.resolution;
+    m_density.assign(m_cells * c.n_cascades, 0.0f);
+    m_bits.assign(m_cells * c.n_cascades, 0);
+}
+
+int OccupancyGrid::cascade_of(const Vec3& p) const {
+    const float extent = std::max({std::abs(p.x - 0.5f), std::abs(p.y - 0.5f), std::abs(p.z - 0.5f)});
+    int k = 0;
+    while (k < m_config.n_cascades && extent > 0.5f * float(1 << k)) ++k;
+    return k;
+}
+
+size_t OccupancyGrid::cell_of(const Vec3& p, int k) const {
+    const float size = float(1 << k), lo = 0.5f - 0.5f * size;
+    const int R = m_config.resolution;
+    auto axis = [&](float v) { return std::clamp(int((v - lo) / size * R), 0, R - 1); };
+    return (size_t(axis(p.z)) * R + axis(p.y)) * R + axis(p.x);
+}
+
+void OccupancyGrid::cell_bounds(int k, size_t cell, Vec3& lo, Vec3& hi) const {
+    const int R = m_config.resolution;
+    const float size = float(1 << k), origin = 0.5f - 0.5f * size, step = size / R;
+    const int x = int(cell % R), y = int(cell / R % R), z = int(cell / (size_t(R) * R));
+    lo = {origin + x * step, origin + y * step, origin + z * step};
+    hi = {lo.x + step, lo.y + step, lo.z + step};
+}
+
+bool OccupancyGrid::occupied(const Vec3& p) const {
+    const int k = cascade_of(p);
+    if (k >= m_config.n_cascades) return false;
+    return occupied_cell(k, cell_of(p, k));
+}
+
+void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup) {
+    // Choose cells and jittered points first (serial, deterministic), then evaluate.
+    std::vector<uint32_t> chosen;
+    chosen.reserve(warmup ? m_density.size() : m_density.size() / 4);
+    for (size_t i = 0; i < m_density.size(); ++i) {
+        const bool pick = warmup || m_bits[i] || rng.next_below(4) == 0;
+        if (pick) chosen.push_back(uint32_t(i));
+    }
+    std::vector<float> pos(chosen.size() * 3), value(chosen.size());
+    for (size_t j = 0; j < chosen.size(); ++j) {
+        const int k = int(chosen[j] / m_cells);
+        Vec3 lo, hi;
+        cell_bounds(k, chosen[j] % m_cells, lo, hi);
+        pos[3 * j] = lo.x + (hi.x - lo.x) * rng.next_float();
+        pos[3 * j + 1] = lo.y + (hi.y - lo.y) * rng.next_float();
+        pos[3 * j + 2] = lo.z + (hi.z - lo.z) * rng.next_float();
+    }
+    if (!chosen.empty()) density(pos.data(), chosen.size(), value.data());
+    for (float& d : m_density) d *= m_config.decay;
+    for (size_t j = 0; j < chosen.size(); ++j)
+        m_density[chosen[j]] = std::max(m_density[chosen[j]], value[j]);
+    rebuild_bits();
+}
+
+void OccupancyGrid::fill(float density) {
+    std::fill(m_density.begin(), m_density.end(), density);
+    rebuild_bits();
+}
+
+void OccupancyGrid::rebuild_bits() {
+    for (size_t i = 0; i < m_density.size(); ++i)
+        m_bits[i] = m_density[i] > m_config.threshold ? 1 : 0;
+}
+
+double OccupancyGrid::occupied_fraction() const {
+    size_t n = 0;
+    for (uint8_t b : m_bits) n += b;
+    return double(n) / double(m_bits.size());
+}
+
+}  // namespace radiant

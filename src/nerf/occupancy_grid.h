@@ -1,0 +1,66 @@
+// Multi-cascade occupancy grid (instant-ngp): which parts of the unit-cube frame can hold
+// density, so the marcher skips empty space.
+//
+// Cascade k is a cube of side 2^k centred at (0.5, 0.5, 0.5) split into R^3 cells (R = 128 by
+// default); cascade 0 is the unit cube. Each cell keeps a running density estimate: an update
+// decays every estimate (x0.95) and takes the max with fresh density samples at jittered
+// points in the updated cells; a cell is occupied when its estimate exceeds the threshold.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/rng.h"
+#include "core/thread_pool.h"
+#include "nerf/camera.h"
+
+namespace radiant {
+
+struct OccupancyGridConfig {
+    int resolution = 128;      // cells per axis and cascade
+    int n_cascades = 1;        // 1 + log2(aabb_scale)
+    float threshold = 0.01f;   // density above which a cell is occupied
+    float decay = 0.95f;
+
+    static int cascades_for_aabb_scale(float aabb_scale);
+};
+
+class OccupancyGrid {
+public:
+    explicit OccupancyGrid(const OccupancyGridConfig& config);
+
+    const OccupancyGridConfig& config() const { return m_config; }
+    size_t cells_per_cascade() const { return m_cells; }
+    size_t n_cells() const { return m_density.size(); }
+
+    // Smallest cascade whose cube contains p (n_cascades if none does).
+    int cascade_of(const Vec3& p) const;
+    // Cell index within cascade `k` of a point inside it (clamped to the grid).
+    size_t cell_of(const Vec3& p, int k) const;
+    // The cell's [lo, hi) box in the unit-cube frame.
+    void cell_bounds(int k, size_t cell, Vec3& lo, Vec3& hi) const;
+    bool occupied(const Vec3& p) const;
+    bool occupied_cell(int k, size_t cell) const { return m_bits[k * m_cells + cell] != 0; }
+
+    // Density at n points, pos[3*i..3*i+2] (unit-cube frame) -> out[i].
+    using DensityFn = std::function<void(const float* pos, size_t n, float* out)>;
+    // One update. Warm-up updates every cell; later updates a random quarter of the cells plus
+    // every occupied one. Deterministic for a given rng state.
+    void update(const DensityFn& density, Pcg32& rng, bool warmup);
+
+    // Marks every cell occupied (useful before training starts and in tests).
+    void fill(float density);
+    double occupied_fraction() const;
+
+    std::vector<float>& densities() { return m_density; }  // for snapshots
+    void rebuild_bits();
+
+private:
+    OccupancyGridConfig m_config;
+    size_t m_cells;
+    std::vector<float> m_density;
+    std::vector<uint8_t> m_bits;
+};
+
+}  // namespace radiant

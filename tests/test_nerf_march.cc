@@ -1,0 +1,139 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/rng.h"
+#include "nerf/marcher.h"
+#include "nerf/occupancy_grid.h"
+
+namespace radiant {
+namespace {
+
+Ray ray_from(Vec3 o, Vec3 d) {
+    const float n = std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+    return {o, {d.x / n, d.y / n, d.z / n}};
+}
+
+TEST(OccupancyGrid, CascadesAndCells) {
+    EXPECT_EQ(OccupancyGridConfig::cascades_for_aabb_scale(1), 1);
+    EXPECT_EQ(OccupancyGridConfig::cascades_for_aabb_scale(4), 3);
+    EXPECT_EQ(OccupancyGridConfig::cascades_for_aabb_scale(16), 5);
+    OccupancyGridConfig c;
+    c.resolution = 8;
+    c.n_cascades = 3;
+    OccupancyGrid grid(c);
+    EXPECT_EQ(grid.cascade_of({0.5f, 0.5f, 0.5f}), 0);
+    EXPECT_EQ(grid.cascade_of({1.2f, 0.5f, 0.5f}), 1);
+    EXPECT_EQ(grid.cascade_of({2.4f, 0.5f, 0.5f}), 2);
+    EXPECT_EQ(grid.cascade_of({3.0f, 0.5f, 0.5f}), 3) << "outside every cascade";
+    const size_t cell = grid.cell_of({0.01f, 0.99f, 0.5f}, 0);
+    Vec3 lo, hi;
+    grid.cell_bounds(0, cell, lo, hi);
+    EXPECT_FLOAT_EQ(lo.x, 0.0f);
+    EXPECT_FLOAT_EQ(hi.y, 1.0f);
+    EXPECT_FLOAT_EQ(lo.z, 0.5f);
+}
+
+// A ball of density 10 at the centre of the unit cube.
+void ball_density(const float* pos, size_t n, float* out) {
+    for (size_t i = 0; i < n; ++i) {
+        const float dx = pos[3 * i] - 0.5f, dy = pos[3 * i + 1] - 0.5f, dz = pos[3 * i + 2] - 0.5f;
+        out[i] = dx * dx + dy * dy + dz * dz < 0.2f * 0.2f ? 10.0f : 0.0f;
+    }
+}
+
+TEST(OccupancyGrid, UpdateFindsAKnownBallAndDecaysElsewhere) {
+    OccupancyGridConfig c;
+    c.resolution = 32;
+    c.n_cascades = 2;
+    OccupancyGrid grid(c);
+    Pcg32 rng(1);
+    grid.update(ball_density, rng, /*warmup=*/true);
+    EXPECT_TRUE(grid.occupied({0.5f, 0.5f, 0.5f}));
+    EXPECT_FALSE(grid.occupied({0.1f, 0.1f, 0.1f}));
+    EXPECT_FALSE(grid.occupied({1.3f, 0.5f, 0.5f}));
+    // Ball volume 0.0335 in cascade 0 (volume 1) and cascade 1 (volume 8), over two cascades'
+    // cells; cells the surface crosses add a little.
+    const double ball = (4.0 / 3.0 * 3.14159 * 0.008) * (1.0 + 1.0 / 8.0) / 2.0;
+    EXPECT_NEAR(grid.occupied_fraction(), ball, ball * 0.3);
+    // Non-warm-up updates keep the ball (occupied cells are always re-evaluated).
+    for (int i = 0; i < 5; ++i) grid.update(ball_density, rng, false);
+    EXPECT_TRUE(grid.occupied({0.5f, 0.5f, 0.5f}));
+    // A grid that starts fully occupied empties outside the ball as the estimates decay
+    // (0.95^n falls below the 0.01 threshold after ~90 updates).
+    OccupancyGrid full(c);
+    full.fill(1.0f);
+    for (int i = 0; i < 100; ++i) full.update(ball_density, rng, i < 10);
+    EXPECT_TRUE(full.occupied({0.5f, 0.5f, 0.5f}));
+    EXPECT_FALSE(full.occupied({0.1f, 0.1f, 0.1f}));
+    EXPECT_NEAR(full.occupied_fraction(), ball, ball * 0.5);
+}
+
+TEST(Marcher, FullGridGivesEvenStepsInsideTheBox) {
+    OccupancyGridConfig c;
+    c.resolution = 16;
+    OccupancyGrid grid(c);
+    grid.fill(1.0f);
+    MarchConfig m;
+    std::vector<RaySample> s(m.max_samples);
+    Ray r = ray_from({-1.0f, 0.5f, 0.5f}, {1, 0, 0});
+    const size_t n = march_ray(r, grid, m, s.data());
+    EXPECT_NEAR(double(n), 1.0 / m.min_step, 2.0);
+    for (size_t i = 0; i < n; ++i) {
+        EXPECT_GE(s[i].position.x, 0.0f);
+        EXPECT_LE(s[i].position.x, 1.0f);
+        if (i > 0) {
+            EXPECT_GT(s[i].t, s[i - 1].t);
+        }
+        EXPECT_FLOAT_EQ(s[i].dt, m.min_step);
+    }
+    EXPECT_EQ(march_ray(ray_from({-1.0f, 2.0f, 0.5f}, {1, 0, 0}), grid, m, s.data()), 0u)
+        << "a ray missing the box has no samples";
+}
+
+TEST(Marcher, NoSamplesInEmptyCellsOfAConvergedGrid) {
+    OccupancyGridConfig c;
+    c.resolution = 32;
+    OccupancyGrid grid(c);
+    Pcg32 rng(2);
+    grid.update(ball_density, rng, true);
+    MarchConfig m;
+    std::vector<RaySample> s(m.max_samples);
+    Pcg32 dirs(3);
+    size_t total = 0;
+    for (int k = 0; k < 50; ++k) {
+        Ray r = ray_from({-0.5f, 0.5f + 0.3f * (dirs.next_float() - 0.5f), 0.5f},
+                         {1, 0.2f * (dirs.next_float() - 0.5f), 0.2f * (dirs.next_float() - 0.5f)});
+        const size_t n = march_ray(r, grid, m, s.data());
+        total += n;
+        for (size_t i = 0; i < n; ++i) {
+            ASSERT_TRUE(grid.occupied(s[i].position));
+            if (i > 0) {
+                ASSERT_GT(s[i].t, s[i - 1].t);
+            }
+        }
+    }
+    EXPECT_GT(total, 0u);
+    // An empty grid yields nothing.
+    OccupancyGrid empty(c);
+    EXPECT_EQ(march_ray(ray_from({-1, 0.5f, 0.5f}, {1, 0, 0}), empty, m, s.data()), 0u);
+}
+
+TEST(Marcher, ConeStepsGrowWithDistanceInOuterCascades) {
+    OccupancyGridConfig c;
+    c.resolution = 16;
+    c.n_cascades = 3;
+    OccupancyGrid grid(c);
+    grid.fill(1.0f);
+    MarchConfig m;
+    m.cone_angle = 1.0f / 256;
+    std::vector<RaySample> s(m.max_samples);
+    const size_t n = march_ray(ray_from({0.5f, 0.5f, 0.5f}, {1, 0, 0}), grid, m, s.data());
+    ASSERT_GT(n, 10u);
+    EXPECT_FLOAT_EQ(s[0].dt, m.min_step);
+    EXPECT_GT(s[n - 1].dt, 2 * m.min_step);
+    EXPECT_LE(s[n - 1].position.x, 2.5f + 1e-3f);
+}
+
+}  // namespace
+}  // namespace radiant
