@@ -1,0 +1,81 @@
+// The NeRF field (instant-ngp's NerfNetwork): position -> 3D hash grid -> density MLP ->
+// [log-density, 15 geometry features]; [those 16 values, SH degree 4 of the view direction]
+// -> colour MLP -> sigmoid RGB. Density = exp(log-density).
+//
+// Positions are in the unit-cube frame; the encoding sees them mapped from the scene box
+// [0.5 - aabb_scale/2, 0.5 + aabb_scale/2]^3 to [0, 1]^3. Parameters: hash tables, then the
+// density MLP, then the colour MLP, in one flat buffer.
+#pragma once
+
+#include <cstddef>
+
+#include "core/aligned.h"
+#include "core/rng.h"
+#include "nn/hash_grid.h"
+#include "nn/mlp.h"
+
+namespace radiant {
+
+struct FieldConfig {
+    HashGridConfig grid;  // n_dims must be 3
+    int density_neurons = 64;
+    int density_hidden_layers = 1;
+    int geometry_features = 16;  // density MLP outputs (the first is log-density)
+    int color_neurons = 64;
+    int color_hidden_layers = 2;
+    float aabb_scale = 1.0f;
+    MlpPrecision precision = MlpPrecision::kFp32;
+
+    // instant-ngp's defaults: 16 levels x 2 features, table 2^19, base 16, finest 2048 * aabb.
+    static FieldConfig instant_ngp(float aabb_scale, int log2_hashmap_size = 19);
+};
+
+class NerfField {
+public:
+    explicit NerfField(const FieldConfig& config, KernelImpl impl = KernelImpl::kSimd);
+
+    const FieldConfig& config() const { return m_config; }
+    const HashGrid& grid() const { return m_grid; }
+    const FusedMlp& density_mlp() const { return m_density; }
+    const FusedMlp& color_mlp() const { return m_color; }
+    size_t n_params() const { return m_color_offset + m_color.n_params(); }
+    size_t density_offset() const { return m_density_offset; }
+    size_t color_offset() const { return m_color_offset; }
+    size_t packed_size() const { return m_density.packed_size() + m_color.packed_size(); }
+
+    void init_params(float* params, Pcg32& rng) const;
+    void pack(const float* params, float* packed) const;
+
+    struct Workspace {
+        FusedMlp::Workspace density, color;
+        AlignedVector<float> enc_pos;   // [tile][3] positions mapped for the encoding
+        AlignedVector<float> enc;       // [tile][L*F]
+        AlignedVector<float> color_in;  // [tile][geometry + 16]
+        AlignedVector<float> d_color_in, d_geometry;
+        size_t max_tile = 0;
+    };
+    Workspace make_workspace(size_t max_tile) const;
+
+    // sigma[i] (density, 1/unit-cube length) and rgb[3i..3i+2] for n <= max_tile samples.
+    void forward(const float* params, const float* packed, const float* positions,
+                 const float* directions, size_t n, Workspace& ws, float* sigma, float* rgb) const;
+    // Density only (occupancy-grid updates).
+    void density(const float* params, const float* packed, const float* positions, size_t n,
+                 Workspace& ws, float* sigma) const;
+    // Backward of the tile last passed to forward(): adds MLP weight gradients to
+    // grad (full parameter layout) and writes dL/d(encoding) row-major [n][L*F] to d_enc;
+    // the caller scatters d_enc into the hash tables per level (HashGrid::backward).
+    void backward(const float* params, const float* packed, const float* d_sigma,
+                  const float* d_rgb, size_t n, Workspace& ws, float* grad, float* d_enc) const;
+
+    // Positions as the encoding sees them ([0, 1]^3 over the scene box).
+    void map_positions(const float* positions, size_t n, float* out) const;
+
+private:
+    FieldConfig m_config;
+    HashGrid m_grid;
+    FusedMlp m_density, m_color;
+    size_t m_density_offset, m_color_offset;
+};
+
+}  // namespace radiant
