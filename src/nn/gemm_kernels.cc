@@ -15,7 +15,18 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Epilogue variants are template flags so the block compiles to straight-line code with the
 // accumulators in registers (runtime flags made GCC spill them around the K loop).
-enum Flags : int { kAccumulate = 1, kRelu = 2, kMask = 4 };
+// kDynamic reads the three flags from GemmArgs at run time: the rare combinations use it, so
+// only the four the MLP runs every step are compiled as straight-line variants.
+enum Flags : int { kAccumulate = 1, kRelu = 2, kMask = 4, kDynamic = 8 };
+
+template <int kFlags>
+HWY_INLINE bool HasFlag(const GemmArgs& g, int flag) {
+    if constexpr ((kFlags & kDynamic) != 0) {
+        return flag == kAccumulate ? g.accumulate : flag == kRelu ? g.relu : g.relu_mask != nullptr;
+    } else {
+        return (kFlags & flag) != 0;
+    }
+}
 
 template <int kRows, int kVecs, int kFlags, class D>
 HWY_INLINE void GemmBlock(D d, const GemmArgs& g, size_t i0, size_t j0) {
@@ -25,7 +36,7 @@ HWY_INLINE void GemmBlock(D d, const GemmArgs& g, size_t i0, size_t j0) {
     float* HWY_RESTRICT cp = g.C + i0 * g.ldc + j0;
     for (int r = 0; r < kRows; ++r)
         for (int v = 0; v < kVecs; ++v)
-            c[r][v] = (kFlags & kAccumulate) ? hn::LoadU(d, cp + r * g.ldc + v * L) : hn::Zero(d);
+            c[r][v] = HasFlag<kFlags>(g, kAccumulate) ? hn::LoadU(d, cp + r * g.ldc + v * L) : hn::Zero(d);
     const float* HWY_RESTRICT a = g.A + i0 * g.a_row_stride;
     const float* HWY_RESTRICT b = g.B + j0;
     const size_t ars = g.a_row_stride, acs = g.a_col_stride, ldb = g.ldb;
@@ -42,8 +53,8 @@ HWY_INLINE void GemmBlock(D d, const GemmArgs& g, size_t i0, size_t j0) {
     for (int r = 0; r < kRows; ++r) {
         for (int v = 0; v < kVecs; ++v) {
             V out = c[r][v];
-            if constexpr (kFlags & kRelu) out = hn::Max(out, hn::Zero(d));
-            if constexpr (kFlags & kMask) {
+            if (HasFlag<kFlags>(g, kRelu)) out = hn::Max(out, hn::Zero(d));
+            if (HasFlag<kFlags>(g, kMask)) {
                 const V m = hn::LoadU(d, g.relu_mask + (i0 + r) * g.ld_mask + j0 + v * L);
                 out = hn::IfThenElseZero(hn::Gt(m, hn::Zero(d)), out);
             }
@@ -52,22 +63,19 @@ HWY_INLINE void GemmBlock(D d, const GemmArgs& g, size_t i0, size_t j0) {
     }
 }
 
-// All rows for one column panel of kVecs vectors: full row blocks, then one block for the
-// remaining rows (so M = 3 or M = 64 with 6-row blocks do not fall back to single rows).
+// All rows for one column panel of kVecs vectors: full row blocks, then the remaining rows
+// in blocks of 4, 2 and 1 (so M = 3 or M = 64 with 6-row blocks do not fall to single rows).
 template <int kRows, int kVecs, int kFlags, class D>
 HWY_INLINE void GemmPanel(D d, const GemmArgs& g, size_t j0) {
     size_t i = 0;
     for (; i + kRows <= g.M; i += kRows) GemmBlock<kRows, kVecs, kFlags>(d, g, i, j0);
-    switch (g.M - i) {
-        case 0: break;
-        case 1: GemmBlock<1, kVecs, kFlags>(d, g, i, j0); break;
-        case 2: GemmBlock<2, kVecs, kFlags>(d, g, i, j0); break;
-        case 3: GemmBlock<3, kVecs, kFlags>(d, g, i, j0); break;
-        case 4: GemmBlock<4, kVecs, kFlags>(d, g, i, j0); break;
-        case 5: GemmBlock<5, kVecs, kFlags>(d, g, i, j0); break;
-        case 6: GemmBlock<6, kVecs, kFlags>(d, g, i, j0); break;
-        default: GemmBlock<7, kVecs, kFlags>(d, g, i, j0); break;
+    if constexpr (kRows > 4) {
+        for (; i + 4 <= g.M; i += 4) GemmBlock<4, kVecs, kFlags>(d, g, i, j0);
     }
+    if constexpr (kRows > 2) {
+        for (; i + 2 <= g.M; i += 2) GemmBlock<2, kVecs, kFlags>(d, g, i, j0);
+    }
+    for (; i < g.M; ++i) GemmBlock<1, kVecs, kFlags>(d, g, i, j0);
 }
 
 template <int kFlags>
@@ -92,14 +100,11 @@ void Gemm(const GemmArgs& g) {
     const int flags = (g.accumulate ? kAccumulate : 0) | (g.relu ? kRelu : 0) |
                       (g.relu_mask ? kMask : 0);
     switch (flags) {
-        case 0: return GemmWithFlags<0>(g);
-        case kAccumulate: return GemmWithFlags<kAccumulate>(g);
-        case kRelu: return GemmWithFlags<kRelu>(g);
-        case kMask: return GemmWithFlags<kMask>(g);
-        case kAccumulate | kRelu: return GemmWithFlags<kAccumulate | kRelu>(g);
-        case kAccumulate | kMask: return GemmWithFlags<kAccumulate | kMask>(g);
-        case kRelu | kMask: return GemmWithFlags<kRelu | kMask>(g);
-        default: return GemmWithFlags<kAccumulate | kRelu | kMask>(g);
+        case 0: return GemmWithFlags<0>(g);                      // output layer, input grads
+        case kRelu: return GemmWithFlags<kRelu>(g);              // hidden layers forward
+        case kAccumulate: return GemmWithFlags<kAccumulate>(g);  // weight gradients
+        case kMask: return GemmWithFlags<kMask>(g);              // ReLU backward
+        default: return GemmWithFlags<kDynamic>(g);
     }
 }
 
