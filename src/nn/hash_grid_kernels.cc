@@ -170,8 +170,9 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
     float* table = grad + size_t(g.offset[level]) * F;
     const VF zero = hn::Zero(df), one = hn::Set(df, 1.0f);
 
-    // w_c * dL/d(feature f) per lane; for F = 2 stored as (f0, f1) pairs across [c][0..1].
-    HWY_ALIGN float prod[kCorners][F][kMaxLanes];
+    // w_c * dL/d(feature f) per lane: prod[c][f * kMaxLanes + lane], or for F = 2 as
+    // (f0, f1) pairs, prod[c][2 * lane + f].
+    HWY_ALIGN float prod[kCorners][F * kMaxLanes];
 
     for (size_t i0 = 0; i0 < n; i0 += L) {
         const size_t count = std::min(L, n - i0);
@@ -203,9 +204,9 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
             CornerOf<D>(df, du, c, cell, frac, verts, dense_mask, mask, idx, w);
             hn::Store(idx, du, idx_buf[c]);
             if constexpr (F == 2) {  // pairs, so one 8-byte add updates a whole entry
-                hn::StoreInterleaved2(hn::Mul(w, grad_in[0]), hn::Mul(w, grad_in[1]), df, prod[c][0]);
+                hn::StoreInterleaved2(hn::Mul(w, grad_in[0]), hn::Mul(w, grad_in[1]), df, prod[c]);
             } else {
-                for (int f = 0; f < F; ++f) hn::Store(hn::Mul(w, grad_in[f]), df, prod[c][f]);
+                for (int f = 0; f < F; ++f) hn::Store(hn::Mul(w, grad_in[f]), df, prod[c] + f * kMaxLanes);
             }
         }
         // Scatter in sample order, as the reference: deterministic for a given input.
@@ -214,13 +215,13 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
             for (size_t k = 0; k < count; ++k)
                 for (int c = 0; c < kCorners; ++c) {
                     float* entry = table + size_t(idx_buf[c][k]) * 2;
-                    hn::StoreU(hn::Add(hn::LoadU(d2, entry), hn::LoadU(d2, &prod[c][0][2 * k])), d2, entry);
+                    hn::StoreU(hn::Add(hn::LoadU(d2, entry), hn::LoadU(d2, prod[c] + 2 * k)), d2, entry);
                 }
         } else {
             for (size_t k = 0; k < count; ++k)
                 for (int c = 0; c < kCorners; ++c) {
                     float* entry = table + size_t(idx_buf[c][k]) * F;
-                    for (int f = 0; f < F; ++f) entry[f] += prod[c][f][k];
+                    for (int f = 0; f < F; ++f) entry[f] += prod[c][f * kMaxLanes + k];
                 }
         }
     }
