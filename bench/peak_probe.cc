@@ -1,5 +1,7 @@
 #include "peak_probe.h"
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"  // GCC 12 false positive inside avx512fintrin.h
+#endif
 
 #include <algorithm>
 #include <atomic>

@@ -89,7 +89,8 @@ TEST(Adam, SimdMatchesScalar) {
 class LossTest : public ::testing::TestWithParam<std::tuple<LossType, KernelImpl>> {};
 
 TEST_P(LossTest, GradientMatchesFiniteDifferences) {
-    auto [type, impl] = GetParam();
+    const LossType type = std::get<0>(GetParam());
+    const KernelImpl impl = std::get<1>(GetParam());
     LossConfig c;
     c.type = type;
     c.huber_delta = 0.1f;

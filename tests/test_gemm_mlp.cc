@@ -64,7 +64,8 @@ TEST(FusedMlp, StructureAndParameterOffsets) {
 class MlpGradient : public ::testing::TestWithParam<std::tuple<Activation, KernelImpl>> {};
 
 TEST_P(MlpGradient, MatchesFiniteDifferences) {
-    auto [act, impl] = GetParam();
+    const Activation act = std::get<0>(GetParam());
+    const KernelImpl impl = std::get<1>(GetParam());
     MlpConfig c;
     c.n_input = 16;
     c.n_output = 3;

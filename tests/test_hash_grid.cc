@@ -97,7 +97,7 @@ std::vector<float> random_positions(size_t n, int dims, uint64_t seed) {
 class HashGridDims : public ::testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(HashGridDims, SimdMatchesScalar) {
-    auto [dims, features] = GetParam();
+    const int dims = std::get<0>(GetParam()), features = std::get<1>(GetParam());
     HashGridConfig c;
     c.n_dims = dims;
     c.n_levels = 12;  // not a multiple of the vector width: exercises lane padding
@@ -125,7 +125,7 @@ TEST_P(HashGridDims, SimdMatchesScalar) {
 }
 
 TEST_P(HashGridDims, GradientMatchesFiniteDifferences) {
-    auto [dims, features] = GetParam();
+    const int dims = std::get<0>(GetParam()), features = std::get<1>(GetParam());
     HashGridConfig c;
     c.n_dims = dims;
     c.n_levels = 4;

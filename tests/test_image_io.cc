@@ -21,7 +21,7 @@ ImageF random_image(int w, int h, int c, uint64_t seed) {
 class PngRoundTrip : public ::testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(PngRoundTrip, QuantisedValuesSurvive) {
-    auto [channels, depth] = GetParam();
+    const int channels = std::get<0>(GetParam()), depth = std::get<1>(GetParam());
     test::TempDir dir;
     ImageF img = random_image(37, 23, channels, channels * 100 + depth);
     std::string path = dir / "img.png";

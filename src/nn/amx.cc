@@ -1,6 +1,8 @@
 // (GCC 12 reports false "may be used uninitialized" warnings inside avx512fintrin.h.)
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 // Intel AMX kernels. Compiled with per-function target attributes so the rest of the build
 // stays portable; callers must check available() first.
 #include "nn/amx.h"
