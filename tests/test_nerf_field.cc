@@ -66,7 +66,8 @@ TEST(NerfField, GradientMatchesFiniteDifferences) {
     std::vector<float> grad(field.n_params(), 0.0f);
     const int E = field.grid().n_output_dims();
     std::vector<float> d_enc(n * E), d_enc_fm(E * n);
-    field.backward(params.data(), packed.data(), ws_sigma.data(), ws_rgb.data(), n, ws, grad.data(), d_enc.data());
+    field.backward(params.data(), packed.data(), ws_sigma.data(), ws_rgb.data(), n, ws,
+                   grad.data() + field.density_offset(), d_enc.data());
     for (size_t i = 0; i < n; ++i)
         for (int k = 0; k < E; ++k) d_enc_fm[k * n + i] = d_enc[i * E + k];
     std::vector<float> mapped(3 * n);

@@ -115,13 +115,13 @@ void NerfField::forward(const float* params, const float* packed, const float* p
 }
 
 void NerfField::backward(const float* params, const float* packed, const float* d_sigma,
-                         const float* d_rgb, size_t n, Workspace& ws, float* grad,
+                         const float* d_rgb, size_t n, Workspace& ws, float* mlp_grad,
                          float* d_enc) const {
     const int enc_dims = m_grid.n_output_dims();
     const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
     const float* color_packed = packed + m_density.packed_size();
     m_color.backward(params + m_color_offset, color_packed, ws.color_in.data(), cin, n, d_rgb, 3,
-                     ws.color, grad + m_color_offset, ws.d_color_in.data());
+                     ws.color, mlp_grad + (m_color_offset - m_density_offset), ws.d_color_in.data());
     // dL/d(density MLP outputs): the colour MLP's input gradient, plus the density path on
     // output 0 (d exp(x)/dx = exp(x), clamped like the forward).
     for (size_t i = 0; i < n; ++i) {
@@ -131,7 +131,7 @@ void NerfField::backward(const float* params, const float* packed, const float* 
         dg[0] += d_sigma[i] * std::exp(std::clamp(raw, -kMaxLogDensity, kMaxLogDensity));
     }
     m_density.backward(params + m_density_offset, packed, ws.enc.data(), enc_dims, n,
-                       ws.d_geometry.data(), G, ws.density, grad + m_density_offset, d_enc);
+                       ws.d_geometry.data(), G, ws.density, mlp_grad, d_enc);
 }
 
 }  // namespace radiant

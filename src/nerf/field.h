@@ -62,11 +62,13 @@ public:
     // Density only (occupancy-grid updates).
     void density(const float* params, const float* packed, const float* positions, size_t n,
                  Workspace& ws, float* sigma) const;
-    // Backward of the tile last passed to forward(): adds MLP weight gradients to
-    // grad (full parameter layout) and writes dL/d(encoding) row-major [n][L*F] to d_enc;
-    // the caller scatters d_enc into the hash tables per level (HashGrid::backward).
+    // Backward of the tile last passed to forward(): adds MLP weight gradients to mlp_grad
+    // (the parameters from density_offset() on, i.e. mlp_grad[0] is the first density-MLP
+    // weight) and writes dL/d(encoding) row-major [n][L*F] to d_enc; the caller scatters
+    // d_enc into the hash tables per level (HashGrid::backward).
     void backward(const float* params, const float* packed, const float* d_sigma,
-                  const float* d_rgb, size_t n, Workspace& ws, float* grad, float* d_enc) const;
+                  const float* d_rgb, size_t n, Workspace& ws, float* mlp_grad,
+                  float* d_enc) const;
 
     // Positions as the encoding sees them ([0, 1]^3 over the scene box).
     void map_positions(const float* positions, size_t n, float* out) const;

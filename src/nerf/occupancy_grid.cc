@@ -78,8 +78,13 @@ void OccupancyGrid::fill(float density) {
 }
 
 void OccupancyGrid::rebuild_bits() {
-    for (size_t i = 0; i < m_density.size(); ++i)
-        m_bits[i] = m_density[i] > m_config.threshold ? 1 : 0;
+    // The threshold never exceeds the mean estimate, so a young field (low densities
+    // everywhere) keeps the grid occupied instead of emptying it before anything is learnt.
+    double sum = 0.0;
+    for (float d : m_density) sum += d;
+    const float mean = float(sum / double(std::max<size_t>(m_density.size(), 1)));
+    const float threshold = std::min(m_config.threshold, mean);
+    for (size_t i = 0; i < m_density.size(); ++i) m_bits[i] = m_density[i] > threshold ? 1 : 0;
 }
 
 double OccupancyGrid::occupied_fraction() const {

@@ -4,7 +4,8 @@
 // Cascade k is a cube of side 2^k centred at (0.5, 0.5, 0.5) split into R^3 cells (R = 128 by
 // default); cascade 0 is the unit cube. Each cell keeps a running density estimate: an update
 // decays every estimate (x0.95) and takes the max with fresh density samples at jittered
-// points in the updated cells; a cell is occupied when its estimate exceeds the threshold.
+// points in the updated cells; a cell is occupied when its estimate exceeds
+// min(threshold, mean estimate over the grid).
 #pragma once
 
 #include <cstdint>
