@@ -101,3 +101,45 @@ TEST(NerfTrainer, LearnsAnAnalyticBallToAPsnrThreshold) {
 
 }  // namespace
 }  // namespace radiant
+
+#include "io/staging.h"
+#include "io/transforms.h"
+#include "test_util.h"
+
+namespace radiant {
+namespace {
+
+TEST(SharedData, LegoTwoHundredReachesThresholdOnValViews) {
+    RADIANT_REQUIRE_SHARED_DATA("lego/transforms_val.json");
+    ThreadPool pool;
+    Dataset train = load_transforms(test::shared_data_dir() + "/lego");
+    Dataset val = load_transforms(test::shared_data_dir() + "/lego/transforms_val.json");
+    ImageSet train_set = stage_images(train, {4}, pool), val_set = stage_images(val, {4}, pool);
+    NerfTrainConfig config;
+    config.field = FieldConfig::instant_ngp(train.aabb_scale);
+    NerfTrainer trainer(train_set, {train.scale, {train.offset[0], train.offset[1], train.offset[2]}},
+                        config, pool);
+    for (int i = 0; i < 250; ++i) trainer.step();
+    const float white[3] = {1, 1, 1};
+    double psnr_sum = 0;
+    for (size_t v = 0; v < 2; ++v) {
+        const StagedImage& im = val_set.images[v];
+        ImageF img = trainer.render(im.camera, im.camera_to_world, white);
+        double sse = 0;
+        for (int y = 0; y < im.height; ++y)
+            for (int x = 0; x < im.width; ++x) {
+                const uint8_t* p = val_set.pixel(v, x, y);
+                const double a = p[3] / 255.0;
+                for (int k = 0; k < 3; ++k) {
+                    const double d = img.at(x, y, k) - (p[k] / 255.0 + (1.0 - a));
+                    sse += d * d;
+                }
+            }
+        psnr_sum += -10.0 * std::log10(sse / (double(im.width) * im.height * 3));
+    }
+    std::printf("[ nerf ] lego-200, 250 steps: val PSNR (r_80, r_81) %.2f dB\n", psnr_sum / 2);
+    EXPECT_GT(psnr_sum / 2, 22.0);
+}
+
+}  // namespace
+}  // namespace radiant
