@@ -14,6 +14,7 @@
 #include "core/timer.h"
 #include "io/staging.h"
 #include "io/transforms.h"
+#include "nerf/metrics.h"
 #include "nerf/trainer.h"
 
 using namespace radiant;
@@ -21,18 +22,7 @@ using namespace radiant;
 static double view_psnr(NerfTrainer& trainer, const ImageSet& set, size_t v) {
     const StagedImage& im = set.images[v];
     const float white[3] = {1, 1, 1};
-    ImageF img = trainer.render(im.camera, im.camera_to_world, white);
-    double sse = 0;
-    for (int y = 0; y < im.height; ++y)
-        for (int x = 0; x < im.width; ++x) {
-            const uint8_t* p = set.pixel(v, x, y);
-            const double a = p[3] / 255.0;
-            for (int k = 0; k < 3; ++k) {
-                const double d = img.at(x, y, k) - (p[k] / 255.0 + (1.0 - a));
-                sse += d * d;
-            }
-        }
-    return -10.0 * std::log10(sse / (double(im.width) * im.height * 3));
+    return psnr_against_view(trainer.render(im.camera, im.camera_to_world, white), set, v, white);
 }
 
 int main(int argc, char** argv) {

@@ -129,3 +129,28 @@ TEST(Camera, DistortionRoundTrip) {
 
 }  // namespace
 }  // namespace radiant
+
+#include "nerf/metrics.h"
+
+namespace radiant {
+namespace {
+
+TEST(Metrics, PsnrAgainstViewKnownAnswer) {
+    ImageSet set;
+    StagedImage im;
+    im.width = 2;
+    im.height = 1;
+    set.images.push_back(im);
+    // An opaque grey pixel and a fully transparent one (white background there).
+    set.rgba = {128, 128, 128, 255, 0, 0, 0, 0};
+    ImageF r(2, 1, 3);
+    for (int k = 0; k < 3; ++k) {
+        r.at(0, 0, k) = 128 / 255.0f + 0.1f;
+        r.at(1, 0, k) = 1.0f - 0.1f;
+    }
+    const float white[3] = {1, 1, 1};
+    EXPECT_NEAR(psnr_against_view(r, set, 0, white), 20.0, 1e-4);  // every value off by 0.1
+}
+
+}  // namespace
+}  // namespace radiant

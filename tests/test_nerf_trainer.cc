@@ -104,6 +104,7 @@ TEST(NerfTrainer, LearnsAnAnalyticBallToAPsnrThreshold) {
 
 #include "io/staging.h"
 #include "io/transforms.h"
+#include "nerf/metrics.h"
 #include "test_util.h"
 
 namespace radiant {
@@ -124,18 +125,7 @@ TEST(SharedData, LegoTwoHundredReachesThresholdOnValViews) {
     double psnr_sum = 0;
     for (size_t v = 0; v < 2; ++v) {
         const StagedImage& im = val_set.images[v];
-        ImageF img = trainer.render(im.camera, im.camera_to_world, white);
-        double sse = 0;
-        for (int y = 0; y < im.height; ++y)
-            for (int x = 0; x < im.width; ++x) {
-                const uint8_t* p = val_set.pixel(v, x, y);
-                const double a = p[3] / 255.0;
-                for (int k = 0; k < 3; ++k) {
-                    const double d = img.at(x, y, k) - (p[k] / 255.0 + (1.0 - a));
-                    sse += d * d;
-                }
-            }
-        psnr_sum += -10.0 * std::log10(sse / (double(im.width) * im.height * 3));
+        psnr_sum += psnr_against_view(trainer.render(im.camera, im.camera_to_world, white), val_set, v, white);
     }
     std::printf("[ nerf ] lego-200, 250 steps: val PSNR (r_80, r_81) %.2f dB\n", psnr_sum / 2);
     EXPECT_GT(psnr_sum / 2, 22.0);
