@@ -83,12 +83,7 @@ ImageFitter::ImageFitter(const ImageF& image, const FitImageConfig& config, Thre
         s.pred.assign(kTile * 3, 0.0f);
         s.d_pred.assign(kTile * 3, 0.0f);
     }
-    // Interleave coarse and fine levels so contiguous per-thread shares cost about the same.
-    const int L = m_grid.config().n_levels;
-    for (int lo = 0, hi = L - 1; lo <= hi; ++lo, --hi) {
-        m_level_order.push_back(lo);
-        if (hi != lo) m_level_order.push_back(hi);
-    }
+    m_level_order = m_grid.balanced_level_order();
 }
 
 void ImageFitter::target_at(float px, float py, float* rgb) const {

@@ -41,11 +41,7 @@ NerfTrainer::NerfTrainer(const ImageSet& images, const SceneTransform& scene,
     m_chunks.resize(kChunks);
     for (auto& c : m_chunks) c.grad.assign(m_field.n_params() - d0, 0.0f);
     for (int t = 0; t < pool.size(); ++t) m_ws.push_back(m_field.make_workspace(kTile));
-    const int L = config.field.grid.n_levels;
-    for (int lo = 0, hi = L - 1; lo <= hi; ++lo, --hi) {
-        m_level_order.push_back(lo);
-        if (hi != lo) m_level_order.push_back(hi);
-    }
+    m_level_order = m_field.grid().balanced_level_order();
     update_grid();
 }
 

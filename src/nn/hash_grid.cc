@@ -57,6 +57,15 @@ HashGrid::HashGrid(const HashGridConfig& c, KernelImpl impl) : m_config(c), m_im
     }
 }
 
+std::vector<int> HashGrid::balanced_level_order() const {
+    std::vector<int> order;
+    for (int lo = 0, hi = m_config.n_levels - 1; lo <= hi; ++lo, --hi) {
+        order.push_back(lo);
+        if (hi != lo) order.push_back(hi);
+    }
+    return order;
+}
+
 void HashGrid::init_params(float* params, Pcg32& rng) const {
     for (size_t i = 0; i < m_n_params; ++i) params[i] = (rng.next_float() * 2.0f - 1.0f) * 1e-4f;
 }

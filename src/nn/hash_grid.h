@@ -62,6 +62,11 @@ public:
     void backward(const float* positions, size_t n, const float* d_enc, size_t d_stride,
                   float* grad, int level_begin, int level_end) const;
 
+    // Levels ordered coarse, fine, next coarse, next fine, ...: split into contiguous
+    // per-thread shares for the per-level backward, each share mixes cheap (cache-resident)
+    // and costly levels, so threads finish together.
+    std::vector<int> balanced_level_order() const;
+
     // The vertex indices (within the level) and weights of input `pos` at level l:
     // writes 2^D of each. Exposed for tests and the reference implementation.
     void corners(const float* pos, int level, uint32_t* index, float* weight) const;
