@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "nerf/render_view.h"
 #include "nerf/trainer.h"
 
 namespace radiant {
@@ -65,14 +66,16 @@ TEST(NerfTrainer, LearnsAnAnalyticBallToAPsnrThreshold) {
         set.rgba.insert(set.rgba.end(), px.begin(), px.end());
         set.images.push_back(im);
     }
+    NerfModelConfig model_config = NerfModelConfig::for_scene(1.0f, {1.0f, {0, 0, 0}}, 14);
+    model_config.grid_resolution = 32;
+    NerfModel model(model_config);
     NerfTrainConfig config;
-    config.field = FieldConfig::instant_ngp(1.0f, 14);
-    config.grid_resolution = 32;
     config.target_samples = 1 << 13;
     config.initial_rays = 512;
     config.seed = 3;
+    model.init_params(config.seed);
     ThreadPool pool;
-    NerfTrainer trainer(set, {1.0f, {0, 0, 0}}, config, pool);
+    NerfTrainer trainer(set, model, config, pool);
     double first = trainer.step();
     double last = first;
     for (int i = 1; i < 400; ++i) last = trainer.step();
@@ -81,7 +84,7 @@ TEST(NerfTrainer, LearnsAnAnalyticBallToAPsnrThreshold) {
     std::vector<uint8_t> ref;
     render_ball(cam, pose, ref);
     const float white[3] = {1, 1, 1};
-    ImageF img = trainer.render(cam, pose, white);
+    ImageF img = render_view(model, cam, pose, white, pool);
     double sse = 0;
     for (int i = 0; i < 32 * 32; ++i)
         for (int k = 0; k < 3; ++k) {
@@ -94,7 +97,7 @@ TEST(NerfTrainer, LearnsAnAnalyticBallToAPsnrThreshold) {
     std::printf("[ nerf ] ball: loss %.4f -> %.4f, %zu rays and %zu samples in the last step, "
                 "held-out PSNR %.2f dB, occupied %.3f\n",
                 first, last, trainer.rays_last_step(), trainer.samples_last_step(), psnr,
-                trainer.grid().occupied_fraction());
+                model.grid().occupied_fraction());
     EXPECT_LT(last, first * 0.2);
     EXPECT_GT(psnr, 20.0);
 }
@@ -116,16 +119,16 @@ TEST(SharedData, LegoTwoHundredReachesThresholdOnValViews) {
     Dataset train = load_transforms(test::shared_data_dir() + "/lego");
     Dataset val = load_transforms(test::shared_data_dir() + "/lego/transforms_val.json");
     ImageSet train_set = stage_images(train, {4}, pool), val_set = stage_images(val, {4}, pool);
+    NerfModel model(NerfModelConfig::for_dataset(train));
     NerfTrainConfig config;
-    config.field = FieldConfig::instant_ngp(train.aabb_scale);
-    NerfTrainer trainer(train_set, {train.scale, {train.offset[0], train.offset[1], train.offset[2]}},
-                        config, pool);
+    model.init_params(config.seed);
+    NerfTrainer trainer(train_set, model, config, pool);
     for (int i = 0; i < 250; ++i) trainer.step();
     const float white[3] = {1, 1, 1};
     double psnr_sum = 0;
     for (size_t v = 0; v < 2; ++v) {
         const StagedImage& im = val_set.images[v];
-        psnr_sum += psnr_against_view(trainer.render(im.camera, im.camera_to_world, white), val_set, v, white);
+        psnr_sum += psnr_against_view(render_view(model, im.camera, im.camera_to_world, white, pool), val_set, v, white);
     }
     std::printf("[ nerf ] lego-200, 250 steps: val PSNR (r_80, r_81) %.2f dB\n", psnr_sum / 2);
     EXPECT_GT(psnr_sum / 2, 22.0);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "app/cli_util.h"
 #include "app/commands.h"
 #include "core/error.h"
 #include "core/progress.h"
@@ -40,18 +41,6 @@ struct FitImageOptions {
     std::string precision = "bf16";
     float lr = 1e-2f;
 };
-
-// Fails before any work if an output could not be written later.
-void check_output_path(const std::string& path, const char* option) {
-    if (path.empty()) return;
-    std::filesystem::path p(path);
-    std::error_code ec;
-    if (std::filesystem::is_directory(p, ec))
-        throw Error(path, fmt::format("{} names a folder; give a file path", option));
-    auto parent = p.parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-        throw Error(path, fmt::format("{}: folder '{}' does not exist", option, parent.string()));
-}
 
 int run_fit_image(const FitImageOptions& o) {
     check_output_path(o.out, "--out");

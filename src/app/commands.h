@@ -17,6 +17,10 @@ struct Command {
     CommandFn run;
 };
 
+Command add_demo_command(CLI::App& app);
+Command add_train_command(CLI::App& app);
+Command add_eval_command(CLI::App& app);
+Command add_render_command(CLI::App& app);
 Command add_fit_image_command(CLI::App& app);
 
 }  // namespace radiant

@@ -25,8 +25,9 @@ std::string format_rate(double r) {
 }  // namespace
 
 Progress::Progress(std::string label, uint64_t total_steps, double total_seconds,
-                   double plain_interval_s)
+                   double plain_interval_s, std::string unit)
     : m_label(std::move(label)),
+      m_unit(std::move(unit)),
       m_total_steps(total_steps),
       m_total_seconds(total_seconds),
       m_plain_interval(plain_interval_s),
@@ -56,12 +57,12 @@ void Progress::draw(const ProgressState& s, bool final_line) {
     fraction = std::clamp(fraction, 0.0, 1.0);
     double eta = fraction > 0 ? elapsed * (1.0 - fraction) / fraction : NAN;
 
-    std::string stats = fmt::format("step {}", s.step);
+    std::string stats = fmt::format("{} {}", m_unit, s.step);
     if (m_total_steps > 0) stats += fmt::format("/{}", m_total_steps);
-    stats += fmt::format("  loss {:.3e}", s.loss);
+    if (s.loss) stats += fmt::format("  loss {:.3e}", *s.loss);
     if (s.psnr) stats += fmt::format("  psnr {:.2f} dB", *s.psnr);
-    stats += fmt::format("  {} samples/s  {} elapsed", format_rate(s.samples_per_second),
-                         format_duration(elapsed));
+    if (s.samples_per_second > 0) stats += fmt::format("  {} samples/s", format_rate(s.samples_per_second));
+    stats += fmt::format("  {} elapsed", format_duration(elapsed));
     if (!final_line) stats += fmt::format("  eta {}", format_duration(eta));
 
     if (m_tty) {

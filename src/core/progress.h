@@ -15,16 +15,16 @@ namespace radiant {
 
 struct ProgressState {
     uint64_t step = 0;
-    double loss = 0.0;
+    std::optional<double> loss;  // shown when set
     std::optional<double> psnr;
-    double samples_per_second = 0.0;
+    double samples_per_second = 0.0;  // shown when positive
 };
 
 class Progress {
 public:
     // `total_steps` = 0 and `total_seconds` = 0 means unknown; ETA uses whichever is set.
     Progress(std::string label, uint64_t total_steps, double total_seconds,
-             double plain_interval_s = 5.0);
+             double plain_interval_s = 5.0, std::string unit = "step");
     // Cheap to call every step: redraws at most ~10 times a second.
     void update(const ProgressState& s);
     // Prints a line that does not get overwritten (e.g. an evaluation result).
@@ -34,7 +34,7 @@ public:
 private:
     void draw(const ProgressState& s, bool final_line);
 
-    std::string m_label;
+    std::string m_label, m_unit;
     uint64_t m_total_steps;
     double m_total_seconds;
     double m_plain_interval;

@@ -6,9 +6,20 @@
 
 namespace radiant {
 
+// The staged view's premultiplied colour composited on `background`, as an RGB image.
+ImageF view_on_background(const ImageSet& set, size_t view, const float background[3]);
+
 // PSNR (dB, values in [0, 1]) of `rendered` (RGB) against staged view `view`, whose
 // premultiplied colour is composited on `background` first.
 double psnr_against_view(const ImageF& rendered, const ImageSet& set, size_t view,
                          const float background[3]);
+
+// PSNR of two RGB images of the same size (99 dB when identical).
+double psnr(const ImageF& a, const ImageF& b);
+
+// Structural similarity of two RGB images of the same size (values in [0, 1]): an 11x11
+// Gaussian window (sigma 1.5), C1 = 0.01^2, C2 = 0.03^2, over the window positions that fit
+// inside the image, averaged over positions and channels (the convention NeRF papers report).
+double ssim(const ImageF& a, const ImageF& b);
 
 }  // namespace radiant

@@ -54,7 +54,9 @@ public:
     void fill(float density);
     double occupied_fraction() const;
 
-    std::vector<float>& densities() { return m_density; }  // for snapshots
+    // Per-cell estimates, for snapshots (call rebuild_bits() after changing them).
+    std::vector<float>& densities() { return m_density; }
+    const std::vector<float>& densities() const { return m_density; }
     void rebuild_bits();
 
 private:

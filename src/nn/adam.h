@@ -60,6 +60,8 @@ public:
     AlignedVector<float>& first_moment() { return m_m; }
     AlignedVector<float>& second_moment() { return m_v; }
     void set_steps_taken(uint64_t s) { m_step = s; }
+    // Multiplies the scheduled learning rate (e.g. a schedule over wall time, set each step).
+    void set_learning_rate_scale(float s) { m_lr_scale = s; }
 
 private:
     AdamConfig m_config;
@@ -67,6 +69,7 @@ private:
     KernelImpl m_impl;
     AlignedVector<float> m_m, m_v;
     uint64_t m_step = 0;
+    float m_lr_scale = 1.0f;
 };
 
 }  // namespace radiant

@@ -1,0 +1,89 @@
+#include "app/cli_util.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <unistd.h>
+
+#include "core/error.h"
+
+namespace radiant {
+
+namespace fs = std::filesystem;
+
+void check_output_path(const std::string& path, const char* option) {
+    if (path.empty()) return;
+    fs::path p(path);
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) throw Error(path, fmt::format("{} names a folder; give a file path", option));
+    auto parent = p.parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+        throw Error(path, fmt::format("{}: folder '{}' does not exist", option, parent.string()));
+}
+
+void make_output_dir(const std::string& path, const char* option) {
+    std::error_code ec;
+    if (fs::exists(path, ec) && !fs::is_directory(path, ec))
+        throw Error(path, fmt::format("{}: a file is in the way of this folder", option));
+    fs::create_directories(path, ec);
+    if (ec) throw Error(path, fmt::format("{}: cannot create folder: {}", option, ec.message()));
+}
+
+std::array<float, 3> parse_background(const std::string& text) {
+    if (text == "white") return {1, 1, 1};
+    if (text == "black") return {0, 0, 0};
+    std::array<float, 3> c{};
+    std::stringstream ss(text);
+    std::string part;
+    int i = 0;
+    while (std::getline(ss, part, ',')) {
+        char* end = nullptr;
+        const float v = std::strtof(part.c_str(), &end);
+        if (i >= 3 || part.empty() || *end != '\0' || !(v >= 0.0f && v <= 1.0f))
+            throw Error("--background", fmt::format("'{}' is not white, black or R,G,B with values in [0, 1]", text));
+        c[size_t(i++)] = v;
+    }
+    if (i != 3) throw Error("--background", fmt::format("'{}' is not white, black or R,G,B with values in [0, 1]", text));
+    return c;
+}
+
+namespace {
+std::atomic<int> g_stop{0};
+struct sigaction g_old_int, g_old_term;
+void on_stop_signal(int sig) { g_stop.store(sig); }
+}  // namespace
+
+StopSignals::StopSignals() {
+    g_stop.store(0);
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &g_old_int);
+    sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+StopSignals::~StopSignals() {
+    sigaction(SIGINT, &g_old_int, nullptr);
+    sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+int StopSignals::requested() { return g_stop.load(); }
+
+bool have_program(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    if (!path) return false;
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+        std::error_code ec;
+        const fs::path p = fs::path(dir.empty() ? "." : dir) / name;
+        if (fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0) return true;
+    }
+    return false;
+}
+
+}  // namespace radiant

@@ -1,0 +1,35 @@
+// Helpers shared by the subcommands: output-path checks, colour options, stop signals.
+#pragma once
+
+#include <array>
+#include <string>
+
+namespace radiant {
+
+// Fails before any work if a file output could not be written later (folder missing, or the
+// path names a folder). `option` names the flag in the message.
+void check_output_path(const std::string& path, const char* option);
+
+// Creates an output folder (and its parents); Error if that fails or a file is in the way.
+void make_output_dir(const std::string& path, const char* option);
+
+// "white", "black", or "R,G,B" with components in [0, 1].
+std::array<float, 3> parse_background(const std::string& text);
+
+// Ctrl-C (SIGINT) and SIGTERM set a flag instead of killing the process while an instance is
+// alive, so a long job can save its state and exit cleanly; the old handlers come back after.
+class StopSignals {
+public:
+    StopSignals();
+    ~StopSignals();
+    StopSignals(const StopSignals&) = delete;
+    StopSignals& operator=(const StopSignals&) = delete;
+
+    // 0 while no stop was requested, else the signal number.
+    static int requested();
+};
+
+// Whether an executable is on PATH (e.g. ffmpeg for MP4 output).
+bool have_program(const std::string& name);
+
+}  // namespace radiant

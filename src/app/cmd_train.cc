@@ -1,0 +1,266 @@
+// `radiant train SCENE`: posed photos -> a NeRF snapshot (DESIGN §1).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cmath>
+#include <filesystem>
+
+#include "app/cli_util.h"
+#include "app/commands.h"
+#include "app/jobs.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "core/report.h"
+#include "core/system.h"
+#include "core/thread_pool.h"
+#include "core/timer.h"
+#include "io/staging.h"
+#include "io/transforms.h"
+#include "nerf/metrics.h"
+#include "nerf/model_io.h"
+#include "nerf/render_view.h"
+#include "nerf/trainer.h"
+#include "nn/amx.h"
+
+namespace radiant {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string default_snapshot_path(const std::string& transforms_path) {
+    std::string name = fs::path(transforms_path).parent_path().filename().string();
+    if (name.empty() || name == "." || name == "..") name = "scene";
+    return name + ".radiant";
+}
+
+// Learning-rate scale over the run: constant for the first half, then halved every tenth,
+// so the last steps settle instead of oscillating. `progress` is in [0, 1].
+float learning_rate_scale(double progress) {
+    if (progress <= 0.5) return 1.0f;
+    return std::pow(0.5f, float(std::floor((std::min(progress, 1.0) - 0.5) / 0.1 + 1e-9)));
+}
+
+// Mean PSNR over up to `max_views` views spread evenly over the set.
+double validation_psnr(const NerfModel& model, const ImageSet& val, int max_views, ThreadPool& pool) {
+    const float white[3] = {1, 1, 1};
+    const size_t n = std::min<size_t>(size_t(max_views), val.images.size());
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const size_t v = i * val.images.size() / n;
+        const StagedImage& im = val.images[v];
+        sum += psnr_against_view(render_view(model, im.camera, im.camera_to_world, white, pool), val, v, white);
+    }
+    return sum / double(std::max<size_t>(n, 1));
+}
+
+}  // namespace
+
+TrainResult run_train(const TrainOptions& o) {
+    if (o.steps == 0 && o.seconds <= 0) throw Error("--steps", "give --steps N or --seconds S (or both)");
+    const std::string transforms_path = resolve_transforms_path(o.scene);
+    const std::string snapshot_path = o.snapshot.empty() ? default_snapshot_path(transforms_path) : o.snapshot;
+    check_output_path(snapshot_path, "--snapshot");
+    check_output_path(o.report, "--report");
+    std::error_code ec;
+    if (o.resume && !fs::exists(snapshot_path, ec))
+        throw Error(snapshot_path, "--resume: there is no snapshot to resume from");
+
+    ThreadPool pool(o.threads);
+    Dataset dataset = load_transforms(transforms_path);
+    ImageSet images = stage_images(dataset, {o.downscale}, pool);
+    Dataset val_dataset;
+    ImageSet val_images;
+    if (!o.val.empty()) {
+        val_dataset = load_transforms(o.val);
+        val_images = stage_images(val_dataset, {o.downscale}, pool);
+    }
+
+    NerfTrainConfig config;
+    config.seed = o.seed;
+    config.target_samples = o.target_samples;
+    config.adam.learning_rate = o.lr;
+    config.loss.type = parse_loss(o.loss);
+    std::unique_ptr<NerfModel> model;
+    std::optional<SnapshotFile> resume_file;
+    if (o.resume) {
+        LoadedModel loaded = load_model_snapshot(snapshot_path);
+        model = std::move(loaded.model);
+        resume_file.emplace(std::move(loaded.file));
+        const auto& info = resume_file->header()["info"];
+        if (info.contains("seed")) config.seed = info["seed"].get<uint64_t>();
+    } else {
+        NerfModelConfig mc = NerfModelConfig::for_dataset(dataset, o.log2_table);
+        mc.field.precision = o.precision == "bf16" && amx::available() ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
+        model = std::make_unique<NerfModel>(mc);
+        model->init_params(config.seed);
+    }
+    NerfTrainer trainer(images, *model, config, pool);
+    if (resume_file) restore_trainer_state(*resume_file, trainer);
+    resume_file.reset();  // frees the file's bytes
+
+    const nlohmann::json views = views_to_json(images);
+    nlohmann::json info = {{"scene", transforms_path}, {"downscale", o.downscale}, {"seed", config.seed}};
+    uint64_t last_saved_step = 0;
+    bool saved_any = o.resume;
+    auto save = [&] {
+        save_model_snapshot(snapshot_path, *model, &trainer, views, info);
+        last_saved_step = trainer.steps();
+        saved_any = true;
+    };
+
+    const FieldConfig& fc = model->config().field;
+    if (!o.quiet_header)
+        std::fprintf(stderr,
+                     "train: %s: %zu views %dx%d (staged in %.2f s), %d threads, MLP %s\n"
+                     "  hash grid %d x %d, table 2^%d (%zu params), target %zu samples/step%s\n",
+                     transforms_path.c_str(), images.images.size(), images.images[0].width,
+                     images.images[0].height, images.staging_seconds, pool.size(),
+                     fc.precision == MlpPrecision::kBf16 ? "bf16 (AMX)" : "fp32", fc.grid.n_levels,
+                     fc.grid.n_features_per_level, fc.grid.log2_hashmap_size, model->params().size(),
+                     config.target_samples,
+                     o.resume ? fmt::format(", resuming at step {}", trainer.steps()).c_str() : "");
+
+    const uint64_t max_steps = o.steps > 0 ? o.steps : UINT64_MAX;
+    Report report;
+    report.command = "train";
+    report.threads = pool.size();
+    Progress progress("train", o.steps, o.seconds);
+    ProgressState state;
+    state.step = trainer.steps();
+    double train_seconds = 0, samples = 0, rays = 0;
+    TrainResult result;
+    result.snapshot = snapshot_path;
+    StopSignals signals;
+    int stopped_by = 0;
+    while (trainer.steps() < max_steps && (o.seconds <= 0 || train_seconds < o.seconds)) {
+        if ((stopped_by = StopSignals::requested())) break;
+        if (o.stop_at_step > 0 && trainer.steps() >= o.stop_at_step) {
+            stopped_by = -1;
+            break;
+        }
+        double p = 0;
+        if (o.steps > 0) p = double(trainer.steps()) / double(o.steps);
+        if (o.seconds > 0) p = std::max(p, train_seconds / o.seconds);
+        trainer.optimizer().set_learning_rate_scale(learning_rate_scale(p));
+        Timer t;
+        const double loss = trainer.step();
+        train_seconds += t.seconds();
+        if (!std::isfinite(loss)) {
+            progress.finish(state);
+            std::fprintf(stderr, "radiant: error: training diverged: non-finite loss at step %llu; %s\n",
+                         static_cast<unsigned long long>(trainer.steps()),
+                         saved_any ? fmt::format("the last good snapshot ({}) is kept", snapshot_path).c_str()
+                                   : "no snapshot was written");
+            result.exit_code = 1;
+            return result;
+        }
+        samples += double(trainer.samples_last_step());
+        rays += double(trainer.rays_last_step());
+        state.step = trainer.steps();
+        state.loss = loss;
+        state.samples_per_second = samples / std::max(train_seconds, 1e-9);
+        HistoryPoint point{state.step, train_seconds, loss, std::nullopt};
+        const bool last = trainer.steps() >= max_steps || (o.seconds > 0 && train_seconds >= o.seconds);
+        if (!val_images.images.empty() && o.val_every > 0 && state.step % o.val_every == 0 && !last) {
+            point.psnr = validation_psnr(*model, val_images, o.val_views, pool);
+            state.psnr = point.psnr;
+            progress.message(fmt::format("  step {:>6}  {:7.1f} s  loss {:.3e}  val psnr {:.2f} dB",
+                                         state.step, train_seconds, loss, *point.psnr));
+        }
+        if (state.step % 10 == 0 || last || point.psnr) report.history.push_back(point);
+        if (o.checkpoint_every > 0 && state.step % o.checkpoint_every == 0 && !last) save();
+        progress.update(state);
+    }
+    progress.finish(state);
+    if (last_saved_step != trainer.steps() || !saved_any) save();
+
+    result.steps = trainer.steps();
+    result.seconds = train_seconds;
+    report.steps = trainer.steps();
+    report.seconds = train_seconds;
+    report.samples_per_second = samples / std::max(train_seconds, 1e-9);
+    report.rays_per_second = rays / std::max(train_seconds, 1e-9);
+    if (!val_images.images.empty() && !stopped_by) {
+        result.val_psnr = validation_psnr(*model, val_images, int(val_images.images.size()), pool);
+        report.psnr = result.val_psnr;
+        if (!report.history.empty()) report.history.back().psnr = result.val_psnr;
+    }
+    report.peak_rss_mb = peak_rss_mb();
+    report.extra = {{"scene", transforms_path}, {"snapshot", snapshot_path}, {"downscale", o.downscale},
+                    {"log2_hashmap_size", fc.grid.log2_hashmap_size}, {"target_samples", config.target_samples},
+                    {"mlp_precision", fc.precision == MlpPrecision::kBf16 ? "bf16" : "fp32"},
+                    {"interrupted", stopped_by != 0}};
+    if (!o.report.empty()) report.write(o.report);
+
+    std::printf("trained %llu steps in %.1f s (%.0f samples/s, %.0f rays/s, peak RSS %.0f MiB)\n",
+                static_cast<unsigned long long>(trainer.steps()), train_seconds, report.samples_per_second,
+                report.rays_per_second, report.peak_rss_mb);
+    if (result.val_psnr)
+        std::printf("validation PSNR %.2f dB on %zu views of %s (white background)\n", *result.val_psnr,
+                    val_images.images.size(), o.val.c_str());
+    std::printf("snapshot: %s\n", snapshot_path.c_str());
+    if (!o.report.empty()) std::printf("report: %s\n", o.report.c_str());
+    if (stopped_by) {
+        std::fprintf(stderr, "train: stopped by %s at step %llu; the snapshot is saved; continue with --resume\n",
+                     stopped_by == SIGINT ? "Ctrl-C" : stopped_by == SIGTERM ? "SIGTERM" : "--stop-at-step",
+                     static_cast<unsigned long long>(trainer.steps()));
+        result.exit_code = stopped_by > 0 ? 128 + stopped_by : 0;
+    }
+    return result;
+}
+
+Command add_train_command(CLI::App& app) {
+    auto o = std::make_shared<TrainOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "train",
+        "Train a NeRF on posed photos (a folder with transforms.json or transforms_train.json, or "
+        "such a file) and save a snapshot. Ctrl-C or SIGTERM saves the snapshot and stops (exit "
+        "130 / 143); --resume continues from it.");
+    cmd->add_option("SCENE", o->scene, "scene folder or transforms json")->required();
+    cmd->add_option("--downscale", o->downscale, "integer box downscale of the images on load")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    cmd->add_option("--steps", o->steps, "total training steps (with --resume: the total, not more)")
+        ->check(CLI::Range(uint64_t(0), uint64_t(100000000)));
+    cmd->add_option("--seconds", o->seconds, "stop after this much training time (evaluation excluded)")
+        ->check(CLI::Range(0.0, 1e7));
+    cmd->add_option("--val", o->val, "transforms json of held-out views: PSNR while training and at the end");
+    cmd->add_option("--val-every", o->val_every, "steps between validation PSNRs (0: only at the end)")
+        ->capture_default_str();
+    cmd->add_option("--val-views", o->val_views, "views used for the periodic validation PSNR")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    cmd->add_option("--snapshot", o->snapshot, "snapshot path (default: <scene folder name>.radiant)");
+    cmd->add_option("--checkpoint-every", o->checkpoint_every, "steps between snapshot saves (0: only at the end)")
+        ->capture_default_str();
+    cmd->add_flag("--resume", o->resume, "continue training from --snapshot (model, optimiser and step)");
+    cmd->add_option("--stop-at-step", o->stop_at_step,
+                    "stop as if interrupted after this step (snapshot saved, exit 0); for staged runs and tests");
+    cmd->add_option("--report", o->report, "write a JSON report (DESIGN §1) to this path");
+    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")
+        ->check(CLI::Range(0, 1024))
+        ->capture_default_str();
+    cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
+    cmd->add_option("--log2-table", o->log2_table, "log2 of the hash table size per level")
+        ->check(CLI::Range(14, 22))
+        ->capture_default_str();
+    cmd->add_option("--target-samples", o->target_samples, "samples per step (the ray count adapts)")
+        ->check(CLI::Range(size_t(1) << 10, size_t(1) << 20))
+        ->capture_default_str();
+    cmd->add_option("--lr", o->lr, "Adam learning rate (halved every tenth of the run after its middle)")
+        ->check(CLI::Range(1e-6f, 1e38f))
+        ->capture_default_str();
+    cmd->add_option("--loss", o->loss, "loss: l2 or huber")->check(CLI::IsMember({"l2", "huber"}))->capture_default_str();
+    cmd->add_option("--precision", o->precision, "MLP matrix products: fp32, or bf16 on Intel AMX (fp32 elsewhere)")
+        ->check(CLI::IsMember({"fp32", "bf16"}))
+        ->capture_default_str();
+    return {cmd, [o] {
+                if (o->steps == 0 && o->seconds <= 0) o->steps = 3000;
+                return run_train(*o).exit_code;
+            }};
+}
+
+}  // namespace radiant

@@ -1,0 +1,77 @@
+// The NeRF jobs behind `train`, `eval` and `render`, callable from other commands (`demo`
+// runs all three). Each validates its inputs and outputs before doing any work.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace radiant {
+
+struct TrainOptions {
+    std::string scene;
+    int downscale = 1;
+    uint64_t steps = 0;    // 0: no step limit (then --seconds must be set)
+    double seconds = 0;    // 0: no time limit
+    std::string val;       // transforms file for periodic held-out PSNR
+    uint64_t val_every = 1000;
+    int val_views = 4;
+    std::string snapshot;  // default: <scene name>.radiant in the current folder
+    uint64_t checkpoint_every = 1000;
+    bool resume = false;
+    uint64_t stop_at_step = 0;  // stop as if interrupted once this step is done (0: never)
+    std::string report;
+    int threads = 0;
+    uint64_t seed = 1337;
+    int log2_table = 19;
+    size_t target_samples = size_t(1) << 16;
+    float lr = 1e-2f;
+    std::string loss = "l2";
+    std::string precision = "bf16";
+    bool quiet_header = false;  // demo prints its own summary
+};
+
+struct TrainResult {
+    int exit_code = 0;
+    std::string snapshot;
+    uint64_t steps = 0;
+    double seconds = 0;
+    std::optional<double> val_psnr;
+};
+TrainResult run_train(const TrainOptions& o);
+
+struct EvalOptions {
+    std::string snapshot;
+    std::string transforms;
+    int downscale = 1;
+    std::string background = "white";
+    std::string out_dir;  // PNGs of the renders when set
+    std::string report;
+    int threads = 0;
+    int max_views = 0;  // 0: all views
+};
+
+struct EvalResult {
+    double psnr = 0, ssim = 0;
+    size_t views = 0;
+};
+EvalResult run_eval(const EvalOptions& o);
+
+struct RenderOptions {
+    std::string snapshot;
+    int orbit = 0;           // frames of an orbit around the scene
+    std::string transforms;  // or the views of a transforms file
+    int width = 0, height = 0;  // 0: the training views' size
+    std::string out_dir = "render";
+    std::string background = "white";
+    int fps = 30;
+    int threads = 0;
+};
+
+struct RenderResult {
+    size_t frames = 0;
+    std::string video;  // empty when ffmpeg is missing
+};
+RenderResult run_render(const RenderOptions& o);
+
+}  // namespace radiant

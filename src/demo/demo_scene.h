@@ -1,0 +1,26 @@
+// The built-in demo scene: a few textured analytic objects (spheres, a rotated box, a ground
+// disc) rendered exactly by a small ray tracer of ours into a NeRF-synthetic style dataset:
+// transforms_train.json / transforms_test.json and RGBA PNGs (transparent background).
+// Shading is Lambertian under a fixed light, so colours do not depend on the view.
+#pragma once
+
+#include <string>
+
+namespace radiant {
+
+struct DemoSceneOptions {
+    int width = 128, height = 128;
+    int train_views = 48;
+    int test_views = 8;
+    int supersampling = 3;  // per axis: anti-aliased edges and texture
+};
+
+struct DemoScene {
+    std::string folder;
+    std::string train_json, test_json;
+};
+
+// Writes the dataset into `folder` (created if needed; files are replaced).
+DemoScene write_demo_scene(const std::string& folder, const DemoSceneOptions& options = {});
+
+}  // namespace radiant

@@ -1,0 +1,51 @@
+// A trained (or training) NeRF: the field, its parameters, the occupancy grid, and how rays
+// reach it (scene transform, marching). Everything rendering needs, and nothing training-only.
+#pragma once
+
+#include "core/aligned.h"
+#include "io/transforms.h"
+#include "nerf/camera.h"
+#include "nerf/field.h"
+#include "nerf/marcher.h"
+#include "nerf/occupancy_grid.h"
+
+namespace radiant {
+
+struct NerfModelConfig {
+    FieldConfig field = FieldConfig::instant_ngp(1.0f);
+    SceneTransform scene;
+    MarchConfig march;
+    int grid_resolution = 128;
+
+    // instant-ngp's choices for a dataset's aabb_scale: cascades, cone angle.
+    static NerfModelConfig for_scene(float aabb_scale, const SceneTransform& scene,
+                                     int log2_hashmap_size = 19);
+    // The same, with the scene transform and aabb_scale a dataset's json gives.
+    static NerfModelConfig for_dataset(const Dataset& dataset, int log2_hashmap_size = 19);
+};
+
+class NerfModel {
+public:
+    explicit NerfModel(const NerfModelConfig& config);
+
+    const NerfModelConfig& config() const { return m_config; }
+    const NerfField& field() const { return m_field; }
+    OccupancyGrid& grid() { return m_grid; }
+    const OccupancyGrid& grid() const { return m_grid; }
+
+    // Flat parameters (hash tables, density MLP, colour MLP) and the packed MLP weights the
+    // kernels read; call repack() after changing params().
+    AlignedVector<float>& params() { return m_params; }
+    const AlignedVector<float>& params() const { return m_params; }
+    const float* packed() const { return m_packed.data(); }
+    void repack() { m_field.pack(m_params.data(), m_packed.data()); }
+    void init_params(uint64_t seed);
+
+private:
+    NerfModelConfig m_config;
+    NerfField m_field;
+    OccupancyGrid m_grid;
+    AlignedVector<float> m_params, m_packed;
+};
+
+}  // namespace radiant

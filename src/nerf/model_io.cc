@@ -1,0 +1,177 @@
+#include "nerf/model_io.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace radiant {
+
+using nlohmann::json;
+
+namespace {
+constexpr const char* kKind = "radiant-nerf";
+
+template <class T>
+T get(const json& j, const char* key, const std::string& path, const char* where) {
+    if (!j.is_object() || !j.contains(key))
+        throw Error(path, fmt::format("snapshot header: {} has no '{}'", where, key));
+    try {
+        return j.at(key).get<T>();
+    } catch (const json::exception&) {
+        throw Error(path, fmt::format("snapshot header: {}.{} has the wrong type", where, key));
+    }
+}
+
+void check_range(bool ok, const std::string& path, const char* what) {
+    if (!ok) throw Error(path, fmt::format("snapshot header: {} is out of range", what));
+}
+}  // namespace
+
+json model_config_to_json(const NerfModelConfig& c) {
+    const FieldConfig& f = c.field;
+    return {
+        {"field",
+         {{"levels", f.grid.n_levels},
+          {"features_per_level", f.grid.n_features_per_level},
+          {"log2_hashmap_size", f.grid.log2_hashmap_size},
+          {"base_resolution", f.grid.base_resolution},
+          {"per_level_scale", f.grid.per_level_scale},
+          {"density_neurons", f.density_neurons},
+          {"density_hidden_layers", f.density_hidden_layers},
+          {"color_neurons", f.color_neurons},
+          {"color_hidden_layers", f.color_hidden_layers},
+          {"aabb_scale", f.aabb_scale},
+          {"precision", f.precision == MlpPrecision::kBf16 ? "bf16" : "fp32"}}},
+        {"scene", {{"scale", c.scene.scale}, {"offset", {c.scene.offset.x, c.scene.offset.y, c.scene.offset.z}}}},
+        {"march", {{"min_step", c.march.min_step}, {"cone_angle", c.march.cone_angle}, {"max_samples", c.march.max_samples}}},
+        {"grid_resolution", c.grid_resolution},
+    };
+}
+
+NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
+    NerfModelConfig c;
+    const json& f = j.contains("field") ? j["field"] : json();
+    FieldConfig& fc = c.field;
+    fc.grid.n_dims = 3;
+    fc.grid.n_levels = get<int>(f, "levels", path, "model.field");
+    fc.grid.n_features_per_level = get<int>(f, "features_per_level", path, "model.field");
+    fc.grid.log2_hashmap_size = get<int>(f, "log2_hashmap_size", path, "model.field");
+    fc.grid.base_resolution = get<int>(f, "base_resolution", path, "model.field");
+    fc.grid.per_level_scale = get<float>(f, "per_level_scale", path, "model.field");
+    fc.density_neurons = get<int>(f, "density_neurons", path, "model.field");
+    fc.density_hidden_layers = get<int>(f, "density_hidden_layers", path, "model.field");
+    fc.color_neurons = get<int>(f, "color_neurons", path, "model.field");
+    fc.color_hidden_layers = get<int>(f, "color_hidden_layers", path, "model.field");
+    fc.aabb_scale = get<float>(f, "aabb_scale", path, "model.field");
+    const std::string precision = get<std::string>(f, "precision", path, "model.field");
+    check_range(precision == "fp32" || precision == "bf16", path, "model.field.precision");
+    fc.precision = precision == "bf16" ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
+    check_range(fc.grid.n_levels >= 1 && fc.grid.n_levels <= 32, path, "model.field.levels");
+    check_range(fc.grid.n_features_per_level == 1 || fc.grid.n_features_per_level == 2 ||
+                    fc.grid.n_features_per_level == 4 || fc.grid.n_features_per_level == 8,
+                path, "model.field.features_per_level");
+    check_range((fc.grid.n_levels * fc.grid.n_features_per_level) % 16 == 0, path, "model.field levels x features");
+    check_range(fc.grid.log2_hashmap_size >= 10 && fc.grid.log2_hashmap_size <= 24, path, "model.field.log2_hashmap_size");
+    check_range(fc.grid.base_resolution >= 2 && fc.grid.per_level_scale >= 1.0f && fc.grid.per_level_scale < 4.0f,
+                path, "model.field resolution");
+    for (int w : {fc.density_neurons, fc.color_neurons})
+        check_range(w == 16 || w == 32 || w == 64 || w == 128, path, "model.field neurons");
+    check_range(fc.density_hidden_layers >= 1 && fc.density_hidden_layers <= 8 &&
+                    fc.color_hidden_layers >= 1 && fc.color_hidden_layers <= 8,
+                path, "model.field hidden layers");
+    check_range(fc.aabb_scale >= 1.0f && fc.aabb_scale <= 128.0f, path, "model.field.aabb_scale");
+
+    const json& s = j.contains("scene") ? j["scene"] : json();
+    c.scene.scale = get<float>(s, "scale", path, "model.scene");
+    const auto offset = get<std::vector<float>>(s, "offset", path, "model.scene");
+    check_range(offset.size() == 3 && std::isfinite(c.scene.scale) && c.scene.scale > 0, path, "model.scene");
+    c.scene.offset = {offset[0], offset[1], offset[2]};
+    const json& m = j.contains("march") ? j["march"] : json();
+    c.march.min_step = get<float>(m, "min_step", path, "model.march");
+    c.march.cone_angle = get<float>(m, "cone_angle", path, "model.march");
+    c.march.max_samples = get<size_t>(m, "max_samples", path, "model.march");
+    check_range(c.march.min_step > 0 && c.march.cone_angle >= 0 && c.march.max_samples >= 1 &&
+                    c.march.max_samples <= 65536,
+                path, "model.march");
+    c.grid_resolution = get<int>(j, "grid_resolution", path, "model");
+    check_range(c.grid_resolution >= 8 && c.grid_resolution <= 512 && c.grid_resolution % 2 == 0, path,
+                "model.grid_resolution");
+    return c;
+}
+
+json views_to_json(const ImageSet& images) {
+    json views = json::array();
+    for (const StagedImage& im : images.images) {
+        const CameraIntrinsics& c = im.camera;
+        views.push_back({{"width", c.width}, {"height", c.height}, {"fl_x", c.fl_x}, {"fl_y", c.fl_y},
+                         {"cx", c.cx}, {"cy", c.cy}, {"camera_to_world", im.camera_to_world}});
+    }
+    return views;
+}
+
+void save_model_snapshot(const std::string& path, const NerfModel& model, NerfTrainer* trainer,
+                         const json& views, const json& info) {
+    const AlignedVector<float>& params = model.params();
+    for (float p : params)
+        if (!std::isfinite(p)) throw Error(path, "refusing to save non-finite parameters (training diverged)");
+    json header;
+    header["kind"] = kKind;
+    header["model"] = model_config_to_json(model.config());
+    header["views"] = views;
+    header["info"] = info;
+    const std::vector<float>& occupancy = model.grid().densities();
+    std::vector<SnapshotBlockRef> blocks = {
+        {"params", params.data(), params.size() * sizeof(float)},
+        {"occupancy", occupancy.data(), occupancy.size() * sizeof(float)},
+    };
+    if (trainer) {
+        Adam& adam = trainer->optimizer();
+        header["training"] = {{"step", trainer->steps()},
+                              {"next_rays", trainer->next_ray_count()},
+                              {"seed", trainer->config().seed},
+                              {"optimizer_steps", adam.steps_taken()}};
+        blocks.push_back({"adam_m", adam.first_moment().data(), adam.first_moment().size() * sizeof(float)});
+        blocks.push_back({"adam_v", adam.second_moment().data(), adam.second_moment().size() * sizeof(float)});
+    }
+    write_snapshot(path, std::move(header), blocks);
+}
+
+LoadedModel load_model_snapshot(const std::string& path) {
+    LoadedModel out{nullptr, SnapshotFile::read(path)};
+    const json& h = out.file.header();
+    if (!h.contains("kind") || h["kind"] != kKind)
+        throw Error(path, "snapshot does not hold a NeRF model (header kind is not 'radiant-nerf')");
+    if (!h.contains("model")) throw Error(path, "snapshot header has no 'model'");
+    out.model = std::make_unique<NerfModel>(model_config_from_json(h["model"], path));
+    NerfModel& model = *out.model;
+    auto params = out.file.block("params", model.params().size() * sizeof(float));
+    std::memcpy(model.params().data(), params.data(), params.size());
+    std::vector<float>& occupancy = model.grid().densities();
+    auto occ = out.file.block("occupancy", occupancy.size() * sizeof(float));
+    std::memcpy(occupancy.data(), occ.data(), occ.size());
+    for (float p : model.params())
+        if (!std::isfinite(p)) throw Error(path, "snapshot holds non-finite parameters");
+    model.repack();
+    model.grid().rebuild_bits();
+    return out;
+}
+
+void restore_trainer_state(const SnapshotFile& file, NerfTrainer& trainer) {
+    const json& h = file.header();
+    if (!h.contains("training"))
+        throw Error(file.path(), "snapshot has no optimiser state to resume from (it was saved for rendering only)");
+    const json& t = h["training"];
+    Adam& adam = trainer.optimizer();
+    auto m = file.block("adam_m", adam.first_moment().size() * sizeof(float));
+    auto v = file.block("adam_v", adam.second_moment().size() * sizeof(float));
+    std::memcpy(adam.first_moment().data(), m.data(), m.size());
+    std::memcpy(adam.second_moment().data(), v.data(), v.size());
+    adam.set_steps_taken(get<uint64_t>(t, "optimizer_steps", file.path(), "training"));
+    trainer.restore_progress(get<uint64_t>(t, "step", file.path(), "training"),
+                             get<size_t>(t, "next_rays", file.path(), "training"));
+}
+
+}  // namespace radiant

@@ -1,0 +1,153 @@
+// Model snapshots: round trip, mismatched blocks, refusal to save a diverged model, and the
+// resume guarantee (interrupted + resumed == uninterrupted, same seed and threads).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "core/thread_pool.h"
+#include "demo/demo_scene.h"
+#include "io/staging.h"
+#include "io/transforms.h"
+#include "nerf/model_io.h"
+#include "nerf/render_view.h"
+#include "nerf/trainer.h"
+#include "test_util.h"
+
+namespace radiant {
+namespace {
+
+NerfModelConfig small_config(const Dataset& d) {
+    NerfModelConfig c = NerfModelConfig::for_dataset(d, 14);
+    c.grid_resolution = 32;
+    return c;
+}
+
+NerfTrainConfig small_train() {
+    NerfTrainConfig t;
+    t.target_samples = 1 << 12;
+    t.initial_rays = 256;
+    t.seed = 11;
+    return t;
+}
+
+struct SmallScene {
+    test::TempDir dir;
+    Dataset train;
+    ImageSet images;
+    SmallScene(ThreadPool& pool) {
+        DemoSceneOptions o;
+        o.width = o.height = 32;
+        o.train_views = 12;
+        o.test_views = 2;
+        o.supersampling = 1;
+        const DemoScene s = write_demo_scene(dir / "scene", o);
+        train = load_transforms(s.train_json);
+        images = stage_images(train, {1}, pool);
+    }
+};
+
+TEST(ModelSnapshot, RoundTripRendersIdentically) {
+    ThreadPool pool(2);
+    SmallScene scene(pool);
+    NerfModel model(small_config(scene.train));
+    NerfTrainConfig tc = small_train();
+    model.init_params(tc.seed);
+    NerfTrainer trainer(scene.images, model, tc, pool);
+    for (int i = 0; i < 20; ++i) trainer.step();
+    const std::string path = scene.dir / "m.radiant";
+    save_model_snapshot(path, model, nullptr, views_to_json(scene.images), {{"note", "test"}});
+    LoadedModel loaded = load_model_snapshot(path);
+    ASSERT_EQ(loaded.model->params().size(), model.params().size());
+    EXPECT_EQ(std::memcmp(loaded.model->params().data(), model.params().data(), model.params().size() * 4), 0);
+    EXPECT_EQ(loaded.model->grid().densities(), model.grid().densities());
+    EXPECT_EQ(loaded.model->grid().occupied_fraction(), model.grid().occupied_fraction());
+    const StagedImage& im = scene.images.images[0];
+    const float white[3] = {1, 1, 1};
+    const ImageF a = render_view(model, im.camera, im.camera_to_world, white, pool);
+    const ImageF b = render_view(*loaded.model, im.camera, im.camera_to_world, white, pool);
+    EXPECT_EQ(a.pixels, b.pixels);
+    EXPECT_EQ(loaded.file.header()["info"]["note"], "test");
+    // Saved for rendering only: resuming from it is refused.
+    NerfTrainer other(scene.images, *loaded.model, tc, pool);
+    EXPECT_RADIANT_ERROR(restore_trainer_state(loaded.file, other), "m.radiant", "no optimiser state");
+}
+
+TEST(ModelSnapshot, RejectsParametersThatDoNotMatchTheHeader) {
+    ThreadPool pool(1);
+    SmallScene scene(pool);
+    NerfModel model(small_config(scene.train));
+    model.init_params(1);
+    // Header claims a 2^15 table; the params block holds a 2^14 model's parameters.
+    NerfModelConfig claimed = small_config(scene.train);
+    claimed.field.grid.log2_hashmap_size = 15;
+    const auto& occ = model.grid().densities();
+    const std::string path = scene.dir / "bad.radiant";
+    write_snapshot(path, {{"kind", "radiant-nerf"}, {"model", model_config_to_json(claimed)}},
+                   {{"params", model.params().data(), model.params().size() * 4},
+                    {"occupancy", occ.data(), occ.size() * 4}});
+    EXPECT_RADIANT_ERROR(load_model_snapshot(path), "bad.radiant", "block 'params' holds");
+    // A header field out of range is named.
+    nlohmann::json cfg = model_config_to_json(model.config());
+    cfg["field"]["levels"] = 1000;
+    write_snapshot(path, {{"kind", "radiant-nerf"}, {"model", cfg}}, {});
+    EXPECT_RADIANT_ERROR(load_model_snapshot(path), "bad.radiant", "model.field.levels is out of range");
+    cfg["field"]["levels"] = 16;
+    cfg.erase("march");
+    write_snapshot(path, {{"kind", "radiant-nerf"}, {"model", cfg}}, {});
+    EXPECT_RADIANT_ERROR(load_model_snapshot(path), "bad.radiant", "has no");
+    write_snapshot(path, {{"kind", "something-else"}}, {});
+    EXPECT_RADIANT_ERROR(load_model_snapshot(path), "bad.radiant", "does not hold a NeRF model");
+}
+
+TEST(ModelSnapshot, RefusesToSaveNonFiniteParameters) {
+    ThreadPool pool(1);
+    SmallScene scene(pool);
+    NerfModel model(small_config(scene.train));
+    model.init_params(1);
+    const std::string path = scene.dir / "good.radiant";
+    save_model_snapshot(path, model, nullptr, nlohmann::json::array(), {});
+    model.params()[5] = NAN;
+    EXPECT_RADIANT_ERROR(save_model_snapshot(path, model, nullptr, nlohmann::json::array(), {}), "good.radiant",
+                         "non-finite");
+    // The earlier snapshot is intact.
+    LoadedModel loaded = load_model_snapshot(path);
+    EXPECT_TRUE(std::isfinite(loaded.model->params()[5]));
+}
+
+TEST(ModelSnapshot, ResumeEqualsAnUninterruptedRun) {
+    ThreadPool pool(2);
+    SmallScene scene(pool);
+    const NerfTrainConfig tc = small_train();
+    // 40 steps straight (grid updates at 0, 16, 32).
+    NerfModel straight(small_config(scene.train));
+    straight.init_params(tc.seed);
+    {
+        NerfTrainer t(scene.images, straight, tc, pool);
+        for (int i = 0; i < 40; ++i) t.step();
+    }
+    // 23 steps, snapshot, a fresh process-like restore, 17 more.
+    const std::string path = scene.dir / "resume.radiant";
+    {
+        NerfModel first(small_config(scene.train));
+        first.init_params(tc.seed);
+        NerfTrainer t(scene.images, first, tc, pool);
+        for (int i = 0; i < 23; ++i) t.step();
+        save_model_snapshot(path, first, &t, views_to_json(scene.images), {});
+    }
+    LoadedModel loaded = load_model_snapshot(path);
+    NerfTrainer resumed(scene.images, *loaded.model, tc, pool);
+    restore_trainer_state(loaded.file, resumed);
+    EXPECT_EQ(resumed.steps(), 23u);
+    while (resumed.steps() < 40) resumed.step();
+    const auto& a = straight.params();
+    const auto& b = loaded.model->params();
+    ASSERT_EQ(a.size(), b.size());
+    size_t differ = 0;
+    for (size_t i = 0; i < a.size(); ++i) differ += std::memcmp(&a[i], &b[i], 4) != 0;
+    EXPECT_EQ(differ, 0u);
+    EXPECT_EQ(straight.grid().densities(), loaded.model->grid().densities());
+}
+
+}  // namespace
+}  // namespace radiant
