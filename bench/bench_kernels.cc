@@ -1,4 +1,5 @@
 // Google Benchmark micro-benchmarks of the nn kernels, SIMD versus scalar reference.
+#include <cmath>
 #include <benchmark/benchmark.h>
 
 #include "core/aligned.h"
@@ -51,6 +52,37 @@ void BM_HashGridForward3D(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * n);
 }
 BENCHMARK(BM_HashGridForward3D)->Args({19, 1})->Args({19, 0})->Args({15, 1});
+
+// Positions as the NeRF trainer produces them: 64 consecutive samples along each of many
+// random rays (step sqrt(3)/1024), with fresh rays every iteration (a pool far larger than L2).
+void BM_HashGridForwardRays(benchmark::State& state) {
+    HashGridConfig c;
+    c.n_dims = 3;
+    c.log2_hashmap_size = state.range(0);
+    c.per_level_scale = HashGridConfig::scale_for_finest(16, 16, 2048);
+    HashGrid grid(c, KernelImpl::kSimd);
+    auto params = random_vector(grid.n_params(), 4);
+    const size_t n = 4096, batches = 256, per_ray = 64;
+    std::vector<float> pos(n * 3 * batches);
+    auto seeds = random_vector(pos.size() / per_ray * 2, 7);
+    for (size_t r = 0; r < pos.size() / 3 / per_ray; ++r) {
+        const float o[3] = {0.5f + 0.4f * seeds[6 * r % seeds.size()], 0.5f + 0.4f * seeds[(6 * r + 1) % seeds.size()],
+                            0.5f + 0.4f * seeds[(6 * r + 2) % seeds.size()]};
+        float d[3] = {seeds[(6 * r + 3) % seeds.size()], seeds[(6 * r + 4) % seeds.size()], seeds[(6 * r + 5) % seeds.size()] + 0.01f};
+        const float len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (size_t s = 0; s < per_ray; ++s)
+            for (int k = 0; k < 3; ++k)
+                pos[3 * (r * per_ray + s) + k] = o[k] + d[k] / len * 0.0017f * float(s);
+    }
+    AlignedVector<float> out(n * grid.n_output_dims());
+    size_t b = 0;
+    for (auto _ : state) {
+        grid.forward(params.data(), pos.data() + 3 * n * (b++ % batches), n, out.data(), grid.n_output_dims());
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_HashGridForwardRays)->Arg(19)->Arg(18)->Arg(16);
 
 void BM_Adam(benchmark::State& state) {
     const size_t n = 1 << 20;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 #include "core/thread_pool.h"
@@ -10,6 +11,7 @@
 #include "io/staging.h"
 #include "io/transforms.h"
 #include "nerf/model_io.h"
+#include "nerf/volume_render.h"
 #include "nerf/render_view.h"
 #include "nerf/trainer.h"
 #include "test_util.h"
@@ -71,6 +73,45 @@ TEST(ModelSnapshot, RoundTripRendersIdentically) {
     // Saved for rendering only: resuming from it is refused.
     NerfTrainer other(scene.images, *loaded.model, tc, pool);
     EXPECT_RADIANT_ERROR(restore_trainer_state(loaded.file, other), "m.radiant", "no optimiser state");
+}
+
+// render_view evaluates rays in rounds and stops at 1e-4 transmittance; it must agree with
+// marching each ray whole and compositing it with composite_forward.
+TEST(RenderView, MatchesWholeRayCompositing) {
+    ThreadPool pool(2);
+    SmallScene scene(pool);
+    NerfModel model(small_config(scene.train));
+    NerfTrainConfig tc = small_train();
+    model.init_params(tc.seed);
+    NerfTrainer trainer(scene.images, model, tc, pool);
+    for (int i = 0; i < 60; ++i) trainer.step();
+    const StagedImage& im = scene.images.images[3];
+    const float bg[3] = {0.2f, 0.5f, 0.9f};
+    const ImageF img = render_view(model, im.camera, im.camera_to_world, bg, pool);
+    NerfField::Workspace ws = model.field().make_workspace(1024);
+    std::vector<RaySample> samples(model.config().march.max_samples);
+    double max_err = 0;
+    size_t long_rays = 0;
+    for (int y = 0; y < im.height; y += 3)
+        for (int x = 0; x < im.width; x += 3) {
+            const Ray ray = camera_ray(im.camera, im.camera_to_world, model.config().scene, x + 0.5f, y + 0.5f);
+            const size_t n = march_ray(ray, model.grid(), model.config().march, samples.data());
+            long_rays += n > 24;
+            std::vector<float> pos(3 * n + 3), dir(3 * n + 3), sigma(n + 1), rgb(3 * n + 3), dt(n + 1);
+            for (size_t s = 0; s < n; ++s) {
+                pos[3 * s] = samples[s].position.x, pos[3 * s + 1] = samples[s].position.y;
+                pos[3 * s + 2] = samples[s].position.z;
+                dir[3 * s] = ray.direction.x, dir[3 * s + 1] = ray.direction.y, dir[3 * s + 2] = ray.direction.z;
+                dt[s] = samples[s].dt;
+            }
+            if (n) model.field().forward(model.params().data(), model.packed(), pos.data(), dir.data(), n, ws,
+                                         sigma.data(), rgb.data());
+            const CompositeResult cr = composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg);
+            for (int k = 0; k < 3; ++k)
+                max_err = std::max(max_err, double(std::abs(std::clamp(cr.rgb[k], 0.0f, 1.0f) - img.at(x, y, k))));
+        }
+    EXPECT_GT(long_rays, 0u);  // some rays span several rounds
+    EXPECT_LT(max_err, 2e-5);
 }
 
 TEST(ModelSnapshot, RejectsParametersThatDoNotMatchTheHeader) {

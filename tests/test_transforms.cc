@@ -166,3 +166,26 @@ TEST_F(BadTransforms, MissingImage) {
 
 }  // namespace
 }  // namespace radiant
+
+namespace radiant {
+namespace {
+
+TEST(Transforms, HoldoutSplitsEveryKthView) {
+    Dataset d;
+    d.json_path = "scene/transforms.json";
+    for (int i = 0; i < 10; ++i) d.frames.push_back(Frame{"img" + std::to_string(i), {}, {}, 0});
+    Dataset held = d, train = d;
+    select_holdout(held, 4, true);
+    select_holdout(train, 4, false);
+    ASSERT_EQ(held.frames.size(), 2u);
+    EXPECT_EQ(held.frames[0].image_path, "img3");
+    EXPECT_EQ(held.frames[1].image_path, "img7");
+    EXPECT_EQ(train.frames.size(), 8u);
+    for (const Frame& f : train.frames) EXPECT_NE(f.image_path, "img3");
+    Dataset few = d;
+    EXPECT_RADIANT_ERROR(select_holdout(few, 11, true), "scene/transforms.json", "leaves no held-out views");
+    EXPECT_RADIANT_ERROR(select_holdout(few, 1, true), "scene/transforms.json", "at least 2");
+}
+
+}  // namespace
+}  // namespace radiant

@@ -30,6 +30,7 @@ EvalResult run_eval(const EvalOptions& o) {
     const NerfModel& model = *loaded.model;
     ThreadPool pool(o.threads);
     Dataset dataset = load_transforms(o.transforms);
+    if (o.holdout_every) select_holdout(dataset, o.holdout_every, true);
     // Staging checks every image against the json (size vs w/h, divisibility by --downscale).
     ImageSet views = stage_images(dataset, {o.downscale}, pool);
     if (!o.out_dir.empty()) make_output_dir(o.out_dir, "--out-dir");
@@ -91,6 +92,9 @@ Command add_eval_command(CLI::App& app) {
     cmd->add_option("--downscale", o->downscale, "integer box downscale of the reference images")
         ->check(CLI::Range(1, 64))
         ->capture_default_str();
+    cmd->add_option("--holdout-every", o->holdout_every,
+                    "score only every K-th view: the ones `train --holdout-every K` left out")
+        ->check(CLI::Range(2, 1000000));
     cmd->add_option("--background", o->background,
                     "colour behind transparent pixels: white, black or R,G,B in [0, 1]")
         ->capture_default_str();

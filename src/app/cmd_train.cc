@@ -70,13 +70,19 @@ TrainResult run_train(const TrainOptions& o) {
 
     ThreadPool pool(o.threads);
     Dataset dataset = load_transforms(transforms_path);
+    if (o.holdout_every) select_holdout(dataset, o.holdout_every, false);
     ImageSet images = stage_images(dataset, {o.downscale}, pool);
     Dataset val_dataset;
     ImageSet val_images;
+    std::string val_name = o.val;
     if (!o.val.empty()) {
         val_dataset = load_transforms(o.val);
-        val_images = stage_images(val_dataset, {o.downscale}, pool);
+    } else if (o.holdout_every) {  // the held-out views are the natural validation set
+        val_dataset = load_transforms(transforms_path);
+        select_holdout(val_dataset, o.holdout_every, true);
+        val_name = fmt::format("the views held out of {}", transforms_path);
     }
+    if (!val_dataset.frames.empty()) val_images = stage_images(val_dataset, {o.downscale}, pool);
 
     NerfTrainConfig config;
     config.seed = o.seed;
@@ -102,7 +108,8 @@ TrainResult run_train(const TrainOptions& o) {
     resume_file.reset();  // frees the file's bytes
 
     const nlohmann::json views = views_to_json(images);
-    nlohmann::json info = {{"scene", transforms_path}, {"downscale", o.downscale}, {"seed", config.seed}};
+    nlohmann::json info = {{"scene", transforms_path}, {"downscale", o.downscale}, {"seed", config.seed},
+                           {"holdout_every", o.holdout_every}};
     uint64_t last_saved_step = 0;
     bool saved_any = o.resume;
     auto save = [&] {
@@ -200,7 +207,7 @@ TrainResult run_train(const TrainOptions& o) {
                 report.rays_per_second, report.peak_rss_mb);
     if (result.val_psnr)
         std::printf("validation PSNR %.2f dB on %zu views of %s (white background)\n", *result.val_psnr,
-                    val_images.images.size(), o.val.c_str());
+                    val_images.images.size(), val_name.c_str());
     std::printf("snapshot: %s\n", snapshot_path.c_str());
     if (!o.report.empty()) std::printf("report: %s\n", o.report.c_str());
     if (stopped_by) {
@@ -223,6 +230,9 @@ Command add_train_command(CLI::App& app) {
     cmd->add_option("--downscale", o->downscale, "integer box downscale of the images on load")
         ->check(CLI::Range(1, 64))
         ->capture_default_str();
+    cmd->add_option("--holdout-every", o->holdout_every,
+                    "leave every K-th view out of training (score them with eval --holdout-every K)")
+        ->check(CLI::Range(2, 1000000));
     cmd->add_option("--steps", o->steps, "total training steps (with --resume: the total, not more)")
         ->check(CLI::Range(uint64_t(0), uint64_t(100000000)));
     cmd->add_option("--seconds", o->seconds, "stop after this much training time (evaluation excluded)")

@@ -11,6 +11,7 @@ namespace radiant {
 struct TrainOptions {
     std::string scene;
     int downscale = 1;
+    int holdout_every = 0;  // >= 2: leave every K-th view out of training
     uint64_t steps = 0;    // 0: no step limit (then --seconds must be set)
     double seconds = 0;    // 0: no time limit
     std::string val;       // transforms file for periodic held-out PSNR
@@ -44,6 +45,7 @@ struct EvalOptions {
     std::string snapshot;
     std::string transforms;
     int downscale = 1;
+    int holdout_every = 0;  // >= 2: score only every K-th view (those train --holdout-every K left out)
     std::string background = "white";
     std::string out_dir;  // PNGs of the renders when set
     std::string report;

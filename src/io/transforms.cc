@@ -196,4 +196,15 @@ Dataset load_transforms(const std::string& scene) {
     return ds;
 }
 
+void select_holdout(Dataset& dataset, int every, bool keep_held_out) {
+    if (every < 2) throw Error(dataset.json_path, "--holdout-every must be at least 2");
+    std::vector<Frame> kept;
+    for (size_t i = 0; i < dataset.frames.size(); ++i)
+        if ((i % size_t(every) == size_t(every) - 1) == keep_held_out) kept.push_back(dataset.frames[i]);
+    if (kept.empty())
+        throw Error(dataset.json_path, "--holdout-every " + std::to_string(every) + " leaves no " +
+                                           (keep_held_out ? "held-out" : "training") + " views");
+    dataset.frames = std::move(kept);
+}
+
 }  // namespace radiant

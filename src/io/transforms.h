@@ -50,6 +50,10 @@ struct Dataset {
 // transforms file. Throws Error naming the file and the problem for anything malformed.
 Dataset load_transforms(const std::string& scene);
 
+// Splits off held-out views: frames K-1, 2K-1, ... (every K-th) are the held-out ones. Keeps
+// those when `keep_held_out`, else all the others. Throws Error if K < 2 or nothing is left.
+void select_holdout(Dataset& dataset, int every, bool keep_held_out);
+
 // The transforms file a scene path refers to (same rules as load_transforms).
 std::string resolve_transforms_path(const std::string& scene);
 

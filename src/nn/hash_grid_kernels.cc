@@ -53,8 +53,41 @@ void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
     HWY_ALIGN float tmp[64 * 8];
     HWY_ALIGN float split[8][HWY_MAX_BYTES / sizeof(float)];
 
+    // Hashed levels miss the caches; gathers stall retirement while they wait, so few are in
+    // flight. Prefetching a later sample's corners (one per x-pair: x and x+1 share a cache
+    // line 7 times in 8) keeps many more misses outstanding.
+    constexpr size_t kAhead = 4;
+    HWY_ALIGN uint32_t entries[HWY_MAX_BYTES / sizeof(float)];
+    auto prefetch_sample = [&](const float* pos) {
+        for (int lb = 0; lb < g.n_levels_padded; lb += static_cast<int>(L)) {
+            const VF scale = hn::LoadU(df, g.scale + lb);
+            const VU verts = hn::LoadU(du, g.vertices + lb);
+            const auto max_cell = hn::BitCast(di, hn::Sub(verts, hn::Set(du, 2u)));
+            VU cell[D];
+            VF frac[D];
+            for (int d = 0; d < D; ++d) {
+                const VF x = hn::Mul(hn::Set(df, std::min(std::max(pos[d], 0.0f), 1.0f)), scale);
+                const auto ci = hn::Min(hn::ConvertTo(di, x), max_cell);
+                cell[d] = hn::BitCast(du, ci);
+                frac[d] = hn::Zero(df);
+            }
+            const auto dense = hn::Ne(hn::LoadU(du, g.dense + lb), hn::Zero(du));
+            const VU mask = hn::LoadU(du, g.mask + lb);
+            const VU offset = hn::LoadU(du, g.offset + lb);
+            for (int c = 0; c < (1 << D); c += 2) {
+                VU idx;
+                VF w;
+                CornerOf<D>(df, du, c, cell, frac, verts, dense, mask, idx, w);
+                hn::Store(hn::Add(offset, idx), du, entries);
+                for (size_t k = 0; k < L; ++k)
+                    if (!g.dense[lb + k]) __builtin_prefetch(params + size_t(entries[k]) * F, 0, 3);
+            }
+        }
+    };
+
     for (size_t i = 0; i < n; ++i) {
         const float* pos = positions + i * D;
+        if (F == 2 && D == 3 && i + kAhead < n) prefetch_sample(positions + (i + kAhead) * D);
         float p[3];
         for (int d = 0; d < D; ++d) p[d] = std::min(std::max(pos[d], 0.0f), 1.0f);
         for (int lb = 0; lb < g.n_levels_padded; lb += static_cast<int>(L)) {
