@@ -142,6 +142,9 @@ TrainResult run_train(const TrainOptions& o) {
     result.snapshot = snapshot_path;
     StopSignals signals;
     int stopped_by = 0;
+    size_t next_timed_val = 0;
+    std::vector<double> val_at = o.val_at_seconds;
+    std::sort(val_at.begin(), val_at.end());
     while (trainer.steps() < max_steps && (o.seconds <= 0 || train_seconds < o.seconds)) {
         if ((stopped_by = StopSignals::requested())) break;
         if (o.stop_at_step > 0 && trainer.steps() >= o.stop_at_step) {
@@ -171,7 +174,11 @@ TrainResult run_train(const TrainOptions& o) {
         state.samples_per_second = samples / std::max(train_seconds, 1e-9);
         HistoryPoint point{state.step, train_seconds, loss, std::nullopt};
         const bool last = trainer.steps() >= max_steps || (o.seconds > 0 && train_seconds >= o.seconds);
-        if (!val_images.images.empty() && o.val_every > 0 && state.step % o.val_every == 0 && !last) {
+        bool timed_val = false;
+        while (next_timed_val < val_at.size() && train_seconds >= val_at[next_timed_val])
+            timed_val = true, ++next_timed_val;
+        if (!val_images.images.empty() && !last &&
+            ((o.val_every > 0 && state.step % o.val_every == 0) || timed_val)) {
             point.psnr = validation_psnr(*model, val_images, o.val_views, pool);
             state.psnr = point.psnr;
             progress.message(fmt::format("  step {:>6}  {:7.1f} s  loss {:.3e}  val psnr {:.2f} dB",
@@ -240,6 +247,9 @@ Command add_train_command(CLI::App& app) {
     cmd->add_option("--val", o->val, "transforms json of held-out views: PSNR while training and at the end");
     cmd->add_option("--val-every", o->val_every, "steps between validation PSNRs (0: only at the end)")
         ->capture_default_str();
+    cmd->add_option("--val-at", o->val_at_seconds,
+                    "also validate when the training time passes these seconds (e.g. 30,60,120)")
+        ->delimiter(',');
     cmd->add_option("--val-views", o->val_views, "views used for the periodic validation PSNR")
         ->check(CLI::Range(1, 100000))
         ->capture_default_str();

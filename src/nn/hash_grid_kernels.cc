@@ -207,8 +207,34 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
     // (f0, f1) pairs, prod[c][2 * lane + f].
     HWY_ALIGN float prod[kCorners][F * kMaxLanes];
 
+    // Hashed levels miss the caches: prefetch the next block's entries (one per x-pair) before
+    // scattering this block, so the misses overlap with the adds.
+    const bool hashed = g.dense[level] == 0;
+    HWY_ALIGN uint32_t ahead_idx[kMaxLanes];
+    HWY_ALIGN float ahead_pos[3][kMaxLanes];
+    auto prefetch_block = [&](size_t j0) {
+        const size_t count = std::min(L, n - j0);
+        for (int d = 0; d < D; ++d)
+            for (size_t k = 0; k < L; ++k) ahead_pos[d][k] = k < count ? positions[(j0 + k) * D + d] : 0.0f;
+        VU cell[D];
+        VF frac[D];
+        for (int d = 0; d < D; ++d) {
+            const VF x = hn::Mul(hn::Min(hn::Max(hn::Load(df, ahead_pos[d]), zero), one), scale);
+            cell[d] = hn::BitCast(du, hn::Min(hn::ConvertTo(di, x), max_cell));
+            frac[d] = zero;
+        }
+        for (int c = 0; c < kCorners; c += 2) {
+            VU idx;
+            VF w;
+            CornerOf<D>(df, du, c, cell, frac, verts, dense_mask, mask, idx, w);
+            hn::Store(idx, du, ahead_idx);
+            for (size_t k = 0; k < count; ++k) __builtin_prefetch(table + size_t(ahead_idx[k]) * F, 1, 3);
+        }
+    };
+
     for (size_t i0 = 0; i0 < n; i0 += L) {
         const size_t count = std::min(L, n - i0);
+        if (hashed && D == 3 && i0 + L < n) prefetch_block(i0 + L);
         for (int d = 0; d < D; ++d)
             for (size_t k = 0; k < L; ++k)
                 pos_buf[d][k] = k < count ? positions[(i0 + k) * D + d] : 0.0f;
