@@ -5,6 +5,8 @@
 // Empty cells are skipped in one jump to the cell's exit. At most `max_samples` per ray.
 #pragma once
 
+#include "core/aligned.h"
+
 #include <cstddef>
 
 #include "nerf/camera.h"
@@ -22,6 +24,15 @@ struct RaySample {
     Vec3 position;  // unit-cube frame
     float t = 0;    // distance along the ray
     float dt = 0;   // step length represented by this sample
+};
+
+// Marched samples as the field reads them: structure-of-arrays positions, directions and step
+// lengths. The arrays grow as needed and never shrink, so reusing one per chunk or per row
+// stops allocating once warm.
+struct SampleArrays {
+    AlignedVector<float> pos, dir, dt;  // [n][3], [n][3], [n]
+    // Stores the m samples of `ray` at index `at`; returns at + m.
+    size_t put(const Ray& ray, const RaySample* samples, size_t m, size_t at);
 };
 
 // Writes up to cfg.max_samples samples in increasing t; returns how many.

@@ -18,7 +18,7 @@ struct RowBuffers {
     std::vector<uint32_t> begin, next;
     std::vector<float> T, rgb_acc;
     std::vector<uint32_t> active, seg_begin;
-    AlignedVector<float> pos, dir, dt;            // all samples of the row
+    SampleArrays samples;                         // all samples of the row
     AlignedVector<float> gpos, gdir, sigma, rgb;  // one round's gathered samples
 };
 
@@ -49,18 +49,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
         for (size_t x = 0; x < W; ++x) {
             const Ray ray = camera_ray(camera, pose, model.config().scene, x + 0.5f, y + 0.5f);
             const size_t m = march_ray(ray, model.grid(), march, b.march.data());
-            ensure(b.pos, 3 * (n + m));
-            ensure(b.dir, 3 * (n + m));
-            ensure(b.dt, n + m);
-            for (size_t s = 0; s < m; ++s) {
-                const RaySample& rs = b.march[s];
-                float* p = &b.pos[3 * (n + s)];
-                float* d = &b.dir[3 * (n + s)];
-                p[0] = rs.position.x, p[1] = rs.position.y, p[2] = rs.position.z;
-                d[0] = ray.direction.x, d[1] = ray.direction.y, d[2] = ray.direction.z;
-                b.dt[n + s] = rs.dt;
-            }
-            n += m;
+            n = b.samples.put(ray, b.march.data(), m, n);
             b.begin.push_back(uint32_t(n));
         }
         b.next.assign(b.begin.begin(), b.begin.end() - 1);
@@ -77,8 +66,8 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                 const size_t s0 = b.next[x], m = std::min<size_t>(kSegment, b.begin[x + 1] - s0);
                 ensure(b.gpos, 3 * (g + m));
                 ensure(b.gdir, 3 * (g + m));
-                std::copy_n(&b.pos[3 * s0], 3 * m, &b.gpos[3 * g]);
-                std::copy_n(&b.dir[3 * s0], 3 * m, &b.gdir[3 * g]);
+                std::copy_n(&b.samples.pos[3 * s0], 3 * m, &b.gpos[3 * g]);
+                std::copy_n(&b.samples.dir[3 * s0], 3 * m, &b.gdir[3 * g]);
                 g += m;
                 b.seg_begin.push_back(uint32_t(g));
             }
@@ -98,7 +87,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                 const size_t s0 = b.next[x];
                 size_t i = b.seg_begin[a];
                 for (; i < b.seg_begin[a + 1] && T >= kMinTransmittance; ++i) {
-                    const float alpha = 1.0f - std::exp(-b.sigma[i] * b.dt[s0 + i - b.seg_begin[a]]);
+                    const float alpha = 1.0f - std::exp(-b.sigma[i] * b.samples.dt[s0 + i - b.seg_begin[a]]);
                     const float w = T * alpha;
                     for (int k = 0; k < 3; ++k) acc[k] += w * b.rgb[3 * i + k];
                     T *= 1.0f - alpha;

@@ -84,18 +84,7 @@ size_t NerfTrainer::march_rays(Chunk& ch, size_t c, size_t ray_begin, size_t ray
         ch.ray_begin.push_back(uint32_t(n));
         const Ray ray = camera_ray(im.camera, im.camera_to_world, m_model.config().scene, px, py);
         const size_t m = march_ray(ray, m_model.grid(), march, ch.march.data());
-        ensure(ch.pos, 3 * (n + m));
-        ensure(ch.dir, 3 * (n + m));
-        ensure(ch.dt, n + m);
-        for (size_t s = 0; s < m; ++s) {
-            const RaySample& rs = ch.march[s];
-            float* pp = &ch.pos[3 * (n + s)];
-            float* d = &ch.dir[3 * (n + s)];
-            pp[0] = rs.position.x, pp[1] = rs.position.y, pp[2] = rs.position.z;
-            d[0] = ray.direction.x, d[1] = ray.direction.y, d[2] = ray.direction.z;
-            ch.dt[n + s] = rs.dt;
-        }
-        n += m;
+        n = ch.samples.put(ray, ch.march.data(), m, n);
     }
     ch.ray_begin.push_back(uint32_t(n));
     return n;
@@ -109,14 +98,14 @@ double NerfTrainer::train_group(Chunk& ch, size_t r0, size_t r1, int thread) {
     ThreadScratch& scratch = m_scratch[size_t(thread)];
     const size_t i0 = ch.ray_begin[r0], nt = ch.ray_begin[r1] - i0;
     if (nt > 0)
-        field.forward(params, m_model.packed(), &ch.pos[3 * i0], &ch.dir[3 * i0], nt, scratch.ws,
+        field.forward(params, m_model.packed(), &ch.samples.pos[3 * i0], &ch.samples.dir[3 * i0], nt, scratch.ws,
                       &ch.sigma[i0], &ch.rgb[3 * i0]);
     const float grad_scale = 1.0f / float(std::max<size_t>(m_rays, 1) * 3);
     double loss = 0.0;
     for (size_t r = r0; r < r1; ++r) {
         const size_t s0 = ch.ray_begin[r], m = ch.ray_begin[r + 1] - s0;
         const float* bg = &ch.background[3 * r];
-        const float *sigma = ch.sigma.data() + s0, *rgb = ch.rgb.data() + 3 * s0, *dt = ch.dt.data() + s0;
+        const float *sigma = ch.sigma.data() + s0, *rgb = ch.rgb.data() + 3 * s0, *dt = ch.samples.dt.data() + s0;
         const CompositeResult cr = composite_forward(sigma, rgb, dt, m, bg);
         float d_color[3];
         loss += loss_and_gradient(m_config.loss, cr.rgb, &ch.target[3 * r], 3, grad_scale, d_color,

@@ -60,7 +60,8 @@ private:
         std::vector<RaySample> march;       // marcher output, reused
         std::vector<uint32_t> ray_begin;    // per ray: first sample (+1 entry at the end)
         std::vector<float> target, background;  // per ray, 3 each
-        AlignedVector<float> pos, dir, dt, sigma, rgb, d_sigma, d_rgb;  // per sample
+        SampleArrays samples;  // marched samples (positions, directions, step lengths)
+        AlignedVector<float> sigma, rgb, d_sigma, d_rgb;  // per sample
         AlignedVector<float> d_enc;   // feature-major [L*F][n], for the hash backward
         AlignedVector<float> mapped;  // positions as the encoding sees them, [n][3]
         AlignedVector<float> grad;    // MLP gradients (density + colour)

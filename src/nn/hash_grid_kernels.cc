@@ -41,6 +41,22 @@ HWY_INLINE void CornerOf(DF df, DU du, int c, const VU* cell, const VF* frac, VU
     weight = w;
 }
 
+// Cell (lower corner) and position within it of the clamped point p at the levels in lanes
+// [lb, lb + lanes): x = p * scale, cell = floor(x) kept one vertex short of the last.
+template <int D, class DF, class DU = hn::RebindToUnsigned<DF>, class VU = hn::Vec<DU>, class VF = hn::Vec<DF>>
+HWY_INLINE void LevelCells(DF df, const HashGridLanes& g, int lb, const float* p, VU verts, VU* cell, VF* frac) {
+    const hn::RebindToSigned<DF> di;
+    const DU du;
+    const VF scale = hn::LoadU(df, g.scale + lb);
+    const auto max_cell = hn::BitCast(di, hn::Sub(verts, hn::Set(du, 2u)));
+    for (int d = 0; d < D; ++d) {
+        const VF x = hn::Mul(hn::Set(df, p[d]), scale);
+        const auto ci = hn::Min(hn::ConvertTo(di, x), max_cell);  // x >= 0: trunc = floor
+        cell[d] = hn::BitCast(du, ci);
+        frac[d] = hn::Sub(x, hn::ConvertTo(df, ci));
+    }
+}
+
 template <int D, int F>
 void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
                  const float* positions, size_t n, float* out, size_t out_stride) {
@@ -59,18 +75,13 @@ void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
     constexpr size_t kAhead = 4;
     HWY_ALIGN uint32_t entries[HWY_MAX_BYTES / sizeof(float)];
     auto prefetch_sample = [&](const float* pos) {
+        float p[3];
+        for (int d = 0; d < D; ++d) p[d] = std::min(std::max(pos[d], 0.0f), 1.0f);
         for (int lb = 0; lb < g.n_levels_padded; lb += static_cast<int>(L)) {
-            const VF scale = hn::LoadU(df, g.scale + lb);
             const VU verts = hn::LoadU(du, g.vertices + lb);
-            const auto max_cell = hn::BitCast(di, hn::Sub(verts, hn::Set(du, 2u)));
             VU cell[D];
             VF frac[D];
-            for (int d = 0; d < D; ++d) {
-                const VF x = hn::Mul(hn::Set(df, std::min(std::max(pos[d], 0.0f), 1.0f)), scale);
-                const auto ci = hn::Min(hn::ConvertTo(di, x), max_cell);
-                cell[d] = hn::BitCast(du, ci);
-                frac[d] = hn::Zero(df);
-            }
+            LevelCells<D>(df, g, lb, p, verts, cell, frac);
             const auto dense = hn::Ne(hn::LoadU(du, g.dense + lb), hn::Zero(du));
             const VU mask = hn::LoadU(du, g.mask + lb);
             const VU offset = hn::LoadU(du, g.offset + lb);
@@ -91,17 +102,10 @@ void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
         float p[3];
         for (int d = 0; d < D; ++d) p[d] = std::min(std::max(pos[d], 0.0f), 1.0f);
         for (int lb = 0; lb < g.n_levels_padded; lb += static_cast<int>(L)) {
-            const VF scale = hn::LoadU(df, g.scale + lb);
             const VU verts = hn::LoadU(du, g.vertices + lb);
-            const auto max_cell = hn::BitCast(di, hn::Sub(verts, hn::Set(du, 2u)));
             VU cell[D];
             VF frac[D];
-            for (int d = 0; d < D; ++d) {
-                const VF x = hn::Mul(hn::Set(df, p[d]), scale);
-                const auto ci = hn::Min(hn::ConvertTo(di, x), max_cell);  // x >= 0: trunc = floor
-                cell[d] = hn::BitCast(du, ci);
-                frac[d] = hn::Sub(x, hn::ConvertTo(df, ci));
-            }
+            LevelCells<D>(df, g, lb, p, verts, cell, frac);
             const auto dense = hn::Ne(hn::LoadU(du, g.dense + lb), hn::Zero(du));  // Mask<du>
             const VU mask = hn::LoadU(du, g.mask + lb);
             const VU offset = hn::LoadU(du, g.offset + lb);
