@@ -137,3 +137,49 @@ TEST(Marcher, ConeStepsGrowWithDistanceInOuterCascades) {
 
 }  // namespace
 }  // namespace radiant
+
+namespace radiant {
+namespace {
+
+// Marching in segments (as render_view does) yields exactly march_ray's samples, and the
+// per-ray sample cap holds across segments.
+TEST(Marcher, SegmentsConcatenateToTheWholeRay) {
+    OccupancyGridConfig c;
+    c.resolution = 32;
+    c.n_cascades = 2;
+    OccupancyGrid grid(c);
+    Pcg32 rng(4);
+    grid.update(ball_density, rng, true);
+    MarchConfig m;
+    m.cone_angle = 1.0f / 256.0f;
+    std::vector<RaySample> whole(m.max_samples), part(7);
+    Pcg32 dirs(5);
+    size_t total = 0;
+    for (int k = 0; k < 30; ++k) {
+        const Ray r = ray_from({-1.0f, 0.5f + 0.3f * (dirs.next_float() - 0.5f), 0.5f},
+                               {1, 0.2f * (dirs.next_float() - 0.5f), 0.2f * (dirs.next_float() - 0.5f)});
+        const size_t n = march_ray(r, grid, m, whole.data());
+        MarchCursor cursor;
+        std::vector<RaySample> got;
+        while (!cursor.done) {
+            const size_t got_now = march_ray_segment(r, grid, m, cursor, part.size(), part.data());
+            got.insert(got.end(), part.begin(), part.begin() + got_now);
+        }
+        ASSERT_EQ(got.size(), n);
+        for (size_t i = 0; i < n; ++i) {
+            EXPECT_EQ(got[i].t, whole[i].t);
+            EXPECT_EQ(got[i].dt, whole[i].dt);
+        }
+        total += n;
+    }
+    EXPECT_GT(total, 0u);
+    grid.fill(1.0f);
+    m.max_samples = 10;
+    MarchCursor cursor;
+    size_t sum = 0;
+    while (!cursor.done) sum += march_ray_segment(ray_from({-1.0f, 0.5f, 0.5f}, {1, 0, 0}), grid, m, cursor, 3, part.data());
+    EXPECT_EQ(sum, 10u);
+}
+
+}  // namespace
+}  // namespace radiant

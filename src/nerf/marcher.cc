@@ -39,25 +39,36 @@ float exit_distance(const Ray& r, const Vec3& lo, const Vec3& hi) {
 }
 }  // namespace
 
-size_t march_ray(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg,
-                 RaySample* out) {
+size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg,
+                         MarchCursor& cursor, size_t max_count, RaySample* out) {
     const int K = grid.config().n_cascades;
-    const float half = 0.5f * float(1 << (K - 1));
-    float t, t_end;
-    if (!intersect_box(ray, 0.5f - half, 0.5f + half, t, t_end)) return 0;
+    if (!cursor.started) {
+        cursor.started = true;
+        const float half = 0.5f * float(1 << (K - 1));
+        if (!intersect_box(ray, 0.5f - half, 0.5f + half, cursor.t, cursor.t_end)) cursor.done = true;
+    }
     const float R = float(grid.config().resolution);
+    float t = cursor.t;
     size_t count = 0;
-    while (t < t_end && count < cfg.max_samples) {
+    while (!cursor.done && count < max_count) {
+        if (t >= cursor.t_end || cursor.emitted >= cfg.max_samples) {
+            cursor.done = true;
+            break;
+        }
         const Vec3 p{ray.origin.x + t * ray.direction.x, ray.origin.y + t * ray.direction.y,
                      ray.origin.z + t * ray.direction.z};
         const int k = grid.cascade_of(p);
-        if (k >= K) break;
+        if (k >= K) {
+            cursor.done = true;
+            break;
+        }
         const size_t cell = grid.cell_of(p, k);
         // Step: min_step, growing with distance, capped at this cascade's cell size.
         const float cell_size = float(1 << k) / R;
         const float dt = std::clamp(t * cfg.cone_angle, cfg.min_step, std::max(cfg.min_step, cell_size));
         if (grid.occupied_cell(k, cell)) {
             out[count++] = {p, t, dt};
+            ++cursor.emitted;
             t += dt;
         } else {
             Vec3 lo, hi;
@@ -66,7 +77,14 @@ size_t march_ray(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& c
             t = std::max(t + 1e-6f, exit_distance(ray, lo, hi) + 1e-5f * cell_size);
         }
     }
+    cursor.t = t;
     return count;
+}
+
+size_t march_ray(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg,
+                 RaySample* out) {
+    MarchCursor cursor;
+    return march_ray_segment(ray, grid, cfg, cursor, cfg.max_samples, out);
 }
 
 size_t SampleArrays::put(const Ray& ray, const RaySample* samples, size_t m, size_t at) {

@@ -39,6 +39,17 @@ struct SampleArrays {
 size_t march_ray(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg,
                  RaySample* out);
 
+// Incremental marching: repeated calls with one cursor return the ray's samples (the same ones
+// march_ray gives, in order) at most `max_count` at a time, so a renderer can stop marching a
+// ray once it is opaque. cursor.done tells when the ray has no more samples.
+struct MarchCursor {
+    float t = 0, t_end = 0;
+    size_t emitted = 0;
+    bool started = false, done = false;
+};
+size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg,
+                         MarchCursor& cursor, size_t max_count, RaySample* out);
+
 // Entry and exit distances of the ray through the cube [lo, hi]^3; false if it misses.
 bool intersect_box(const Ray& ray, float lo, float hi, float& t_enter, float& t_exit);
 
