@@ -1,6 +1,6 @@
-// bench-nerf: trains the first-version NeRF trainer on a NeRF-synthetic scene and reports
-// wall time, samples/s and PSNR on held-out views (white background), side by side per
-// checkpoint. Until `radiant train` exists this is how the NeRF path is measured.
+// bench-nerf: trains the NeRF trainer on a NeRF-synthetic scene and reports wall time,
+// samples/s and PSNR on held-out views (white background), side by side per checkpoint,
+// without snapshots or reports (`radiant train --val ... --report` is the user-facing way).
 //
 //   bench-nerf SCENE_DIR [--downscale K] [--steps N] [--every N] [--views V] [--log2-table K]
 #include <cmath>
