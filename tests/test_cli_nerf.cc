@@ -196,6 +196,8 @@ TEST(CliNerf, RejectsBadInput) {
     expect_bad_input(s.dir, "eval " + snap + " " + (s.dir / "nothing.json"), "nothing.json");
     expect_bad_input(s.dir, s.train_args(s.dir / "none.radiant") + " --steps 5 --resume",
                      "none.radiant: --resume: there is no snapshot to resume from");
+    expect_bad_input(s.dir, s.train_args(s.dir / "cut.radiant") + " --steps 5 --resume", "cut.radiant: truncated snapshot");
+    EXPECT_EQ(read_file(s.dir / "cut.radiant"), bytes.substr(0, bytes.size() / 2));  // left as it was
     expect_bad_input(s.dir, s.train_args(s.dir / "nofolder/x.radiant") + " --steps 5", "does not exist");
     expect_bad_input(s.dir, "train " + (s.dir / "missing") + " --steps 5", "missing");
     // An empty orbit, and no frames folder is made.

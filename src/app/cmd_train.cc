@@ -67,6 +67,9 @@ TrainResult run_train(const TrainOptions& o) {
     std::error_code ec;
     if (o.resume && !fs::exists(snapshot_path, ec))
         throw Error(snapshot_path, "--resume: there is no snapshot to resume from");
+    // A bad snapshot fails before minutes of image decoding.
+    std::optional<LoadedModel> resumed;
+    if (o.resume) resumed.emplace(load_model_snapshot(snapshot_path));
 
     ThreadPool pool(o.threads);
     Dataset dataset = load_transforms(transforms_path);
@@ -90,13 +93,13 @@ TrainResult run_train(const TrainOptions& o) {
     config.adam.learning_rate = o.lr;
     config.loss.type = parse_loss(o.loss);
     std::unique_ptr<NerfModel> model;
-    std::optional<SnapshotFile> resume_file;
-    if (o.resume) {
-        LoadedModel loaded = load_model_snapshot(snapshot_path);
-        model = std::move(loaded.model);
-        resume_file.emplace(std::move(loaded.file));
-        const auto& info = resume_file->header()["info"];
-        if (info.contains("seed")) config.seed = info["seed"].get<uint64_t>();
+    if (resumed) {
+        model = std::move(resumed->model);
+        const auto& info = resumed->file.header()["info"];
+        if (info.contains("seed") && info["seed"].is_number_unsigned()) config.seed = info["seed"].get<uint64_t>();
+        if (info.contains("scene") && info["scene"] != transforms_path)
+            std::fprintf(stderr, "train: warning: %s was trained on %s, resuming on %s\n", snapshot_path.c_str(),
+                         info["scene"].dump().c_str(), transforms_path.c_str());
     } else {
         NerfModelConfig mc = NerfModelConfig::for_dataset(dataset, o.log2_table);
         mc.field.precision = o.precision == "bf16" && amx::available() ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
@@ -104,8 +107,8 @@ TrainResult run_train(const TrainOptions& o) {
         model->init_params(config.seed);
     }
     NerfTrainer trainer(images, *model, config, pool);
-    if (resume_file) restore_trainer_state(*resume_file, trainer);
-    resume_file.reset();  // frees the file's bytes
+    if (resumed) restore_trainer_state(resumed->file, trainer);
+    resumed.reset();  // frees the file's bytes
 
     const nlohmann::json views = views_to_json(images);
     nlohmann::json info = {{"scene", transforms_path}, {"downscale", o.downscale}, {"seed", config.seed},
@@ -119,16 +122,15 @@ TrainResult run_train(const TrainOptions& o) {
     };
 
     const FieldConfig& fc = model->config().field;
-    if (!o.quiet_header)
-        std::fprintf(stderr,
-                     "train: %s: %zu views %dx%d (staged in %.2f s), %d threads, MLP %s\n"
-                     "  hash grid %d x %d, table 2^%d (%zu params), target %zu samples/step%s\n",
-                     transforms_path.c_str(), images.images.size(), images.images[0].width,
-                     images.images[0].height, images.staging_seconds, pool.size(),
-                     fc.precision == MlpPrecision::kBf16 ? "bf16 (AMX)" : "fp32", fc.grid.n_levels,
-                     fc.grid.n_features_per_level, fc.grid.log2_hashmap_size, model->params().size(),
-                     config.target_samples,
-                     o.resume ? fmt::format(", resuming at step {}", trainer.steps()).c_str() : "");
+    std::fprintf(stderr,
+                 "train: %s: %zu views %dx%d (staged in %.2f s), %d threads, MLP %s\n"
+                 "  hash grid %d x %d, table 2^%d (%zu params), target %zu samples/step%s\n",
+                 transforms_path.c_str(), images.images.size(), images.images[0].width,
+                 images.images[0].height, images.staging_seconds, pool.size(),
+                 fc.precision == MlpPrecision::kBf16 ? "bf16 (AMX)" : "fp32", fc.grid.n_levels,
+                 fc.grid.n_features_per_level, fc.grid.log2_hashmap_size, model->params().size(),
+                 config.target_samples,
+                 o.resume ? fmt::format(", resuming at step {}", trainer.steps()).c_str() : "");
 
     const uint64_t max_steps = o.steps > 0 ? o.steps : UINT64_MAX;
     Report report;

@@ -31,7 +31,6 @@ struct TrainOptions {
     float lr = 1e-2f;
     std::string loss = "l2";
     std::string precision = "bf16";
-    bool quiet_header = false;  // demo prints its own summary
 };
 
 struct TrainResult {
