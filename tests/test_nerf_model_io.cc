@@ -49,14 +49,19 @@ struct SmallScene {
     }
 };
 
+// Initialises `model` with small_train()'s seed and trains it for `steps` steps.
+void train_small(NerfModel& model, const ImageSet& images, int steps, ThreadPool& pool) {
+    const NerfTrainConfig tc = small_train();
+    model.init_params(tc.seed);
+    NerfTrainer trainer(images, model, tc, pool);
+    for (int i = 0; i < steps; ++i) trainer.step();
+}
+
 TEST(ModelSnapshot, RoundTripRendersIdentically) {
     ThreadPool pool(2);
     SmallScene scene(pool);
     NerfModel model(small_config(scene.train));
-    NerfTrainConfig tc = small_train();
-    model.init_params(tc.seed);
-    NerfTrainer trainer(scene.images, model, tc, pool);
-    for (int i = 0; i < 20; ++i) trainer.step();
+    train_small(model, scene.images, 20, pool);
     const std::string path = scene.dir / "m.radiant";
     save_model_snapshot(path, model, nullptr, views_to_json(scene.images), {{"note", "test"}});
     LoadedModel loaded = load_model_snapshot(path);
@@ -71,7 +76,7 @@ TEST(ModelSnapshot, RoundTripRendersIdentically) {
     EXPECT_EQ(a.pixels, b.pixels);
     EXPECT_EQ(loaded.file.header()["info"]["note"], "test");
     // Saved for rendering only: resuming from it is refused.
-    NerfTrainer other(scene.images, *loaded.model, tc, pool);
+    NerfTrainer other(scene.images, *loaded.model, small_train(), pool);
     EXPECT_RADIANT_ERROR(restore_trainer_state(loaded.file, other), "m.radiant", "no optimiser state");
 }
 
@@ -81,10 +86,7 @@ TEST(RenderView, MatchesWholeRayCompositing) {
     ThreadPool pool(2);
     SmallScene scene(pool);
     NerfModel model(small_config(scene.train));
-    NerfTrainConfig tc = small_train();
-    model.init_params(tc.seed);
-    NerfTrainer trainer(scene.images, model, tc, pool);
-    for (int i = 0; i < 60; ++i) trainer.step();
+    train_small(model, scene.images, 60, pool);
     const StagedImage& im = scene.images.images[3];
     const float bg[3] = {0.2f, 0.5f, 0.9f};
     const ImageF img = render_view(model, im.camera, im.camera_to_world, bg, pool);
