@@ -7,26 +7,14 @@
 
 #include "core/system.h"
 #include "io/image.h"
+#include "cli_test_util.h"
 #include "test_util.h"
 
 namespace radiant {
 namespace {
 
-struct RunResult {
-    int exit_code;
-    std::string out, err;
-};
-
-RunResult run_radiant(const test::TempDir& dir, const std::string& args) {
-    std::string cmd = std::string(RADIANT_BINARY) + " " + args + " > " + (dir / "stdout.txt") +
-                      " 2> " + (dir / "stderr.txt");
-    int status = std::system(cmd.c_str());
-    RunResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "stdout.txt"),
-                read_file(dir / "stderr.txt")};
-    std::filesystem::remove(dir / "stdout.txt");
-    std::filesystem::remove(dir / "stderr.txt");
-    return r;
-}
+using test::run_radiant;
+using test::RunResult;
 
 // Exit 2, the problem named on one line of stderr, and the output file never created.
 void expect_rejected(const test::TempDir& dir, const std::string& args, const std::string& needle) {

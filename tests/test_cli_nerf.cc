@@ -16,6 +16,7 @@
 #include "demo/demo_scene.h"
 #include "io/image.h"
 #include "io/snapshot.h"
+#include "cli_test_util.h"
 #include "test_util.h"
 
 namespace radiant {
@@ -23,32 +24,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-    int exit_code;
-    std::string out, err;
-};
+using test::expect_bad_input;
+using test::RunResult;
 
-RunResult run(const test::TempDir& dir, const std::string& args) {
-    const std::string cmd = std::string(RADIANT_BINARY) + " " + args + " > " + (dir / "stdout.txt") + " 2> " +
-                            (dir / "stderr.txt");
-    const int status = std::system(cmd.c_str());
-    RunResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "stdout.txt"),
-                read_file(dir / "stderr.txt")};
-    fs::remove(dir / "stdout.txt");
-    fs::remove(dir / "stderr.txt");
-    return r;
-}
-
-// Exit 2 and the problem named on the last line of stderr (one line).
-void expect_bad_input(const test::TempDir& dir, const std::string& args, const std::string& needle) {
-    RunResult r = run(dir, args);
-    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
-    EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\nstderr: " << r.err;
-    std::string last = r.err;
-    while (!last.empty() && last.back() == '\n') last.pop_back();
-    last = last.substr(last.rfind('\n') + 1);
-    EXPECT_NE(last.find(needle), std::string::npos) << "the message is not on one line: " << r.err;
-}
+RunResult run(const test::TempDir& dir, const std::string& args) { return test::run_radiant(dir, args); }
 
 // A tiny scene and fast training options shared by the tests.
 struct Scene {
