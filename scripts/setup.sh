@@ -9,6 +9,8 @@ packages=(
     libpng-dev libjpeg62-turbo-dev
     nlohmann-json3-dev libcli11-dev libfmt-dev
     libgtest-dev libgmock-dev libbenchmark-dev
+    colmap                # camera poses from photos (radiant prepare), CPU SIFT and mapper
+    ffmpeg                # video frames in (prepare), MP4 out (render)
 )
 
 missing=()

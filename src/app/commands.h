@@ -22,5 +22,6 @@ Command add_train_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
 Command add_render_command(CLI::App& app);
 Command add_fit_image_command(CLI::App& app);
+Command add_prepare_command(CLI::App& app);
 
 }  // namespace radiant

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", "radiant 0.1.0");
     std::vector<radiant::Command> commands = {
-        radiant::add_demo_command(app),      radiant::add_train_command(app),
+        radiant::add_demo_command(app),      radiant::add_prepare_command(app), radiant::add_train_command(app),
         radiant::add_eval_command(app),      radiant::add_render_command(app),
         radiant::add_fit_image_command(app),
     };

@@ -28,6 +28,13 @@ private:
     std::string m_reason;
 };
 
+// A long job stopped on request (Ctrl-C, SIGTERM) before it finished: not a fault of the input.
+// Commands turn it into exit code 128 + the signal.
+class Interrupted : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 [[noreturn]] inline void check_failed(const char* expr, const char* file, int line,
                                       const char* msg) {
     std::fprintf(stderr, "radiant: internal error: CHECK(%s) failed at %s:%d%s%s\n", expr, file,

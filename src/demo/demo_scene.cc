@@ -107,8 +107,35 @@ std::optional<Hit> hit_disc(V3 o, V3 d, float z, float radius) {
     return Hit{t, albedo, V3{0, 0, d.z < 0 ? 1.0f : -1.0f}};
 }
 
+// Smooth pseudo-random values in [0, 1] over 3D space (trilinear value noise, 3 octaves).
+float lattice(int x, int y, int z) {
+    uint32_t h = uint32_t(x) * 73856093u ^ uint32_t(y) * 19349663u ^ uint32_t(z) * 83492791u;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    return float(h & 0xFFFFu) / 65535.0f;
+}
+
+float value_noise(V3 p) {
+    float sum = 0, weight = 0, amplitude = 1;
+    for (float freq : {5.0f, 13.0f, 31.0f}) {
+        const float x = p.x * freq, y = p.y * freq, z = p.z * freq;
+        const int ix = int(std::floor(x)), iy = int(std::floor(y)), iz = int(std::floor(z));
+        const float fx = x - float(ix), fy = y - float(iy), fz = z - float(iz);
+        float v = 0;
+        for (int c = 0; c < 8; ++c) {
+            const int dx = c & 1, dy = (c >> 1) & 1, dz = c >> 2;
+            v += lattice(ix + dx, iy + dy, iz + dz) * (dx ? fx : 1 - fx) * (dy ? fy : 1 - fy) * (dz ? fz : 1 - fz);
+        }
+        sum += amplitude * v;
+        weight += amplitude;
+        amplitude *= 0.6f;
+    }
+    return sum / weight;
+}
+
 // Colour (straight) and coverage of one primary ray.
-std::optional<V3> trace(V3 o, V3 d) {
+std::optional<V3> trace(V3 o, V3 d, bool feature_texture) {
     std::optional<Hit> best;
     auto consider = [&](std::optional<Hit> h) {
         if (h && (!best || h->t < best->t)) best = h;
@@ -119,6 +146,13 @@ std::optional<V3> trace(V3 o, V3 d) {
     consider(hit_disc(o, d, 0.0f, 1.2f));
     if (!best) return std::nullopt;
     const float lambert = std::max(0.0f, dot(best->normal, kLight));
+    if (feature_texture) {
+        // Colourful blotches, unique everywhere, instead of the repeating checkers and bands
+        // (which feature matchers confuse from one square to the next).
+        const V3 p = o + d * best->t;
+        const V3 tint{value_noise(p), value_noise(p + V3{17.3f, 5.1f, 9.7f}), value_noise(p + V3{3.7f, 29.1f, 13.3f})};
+        best->albedo = (best->albedo * 0.3f + tint * 0.7f) * (0.4f + 1.2f * value_noise(p * 2.0f + V3{7, 7, 7}));
+    }
     return best->albedo * (0.35f + 0.65f * lambert);
 }
 
@@ -144,7 +178,7 @@ ImageF render(const std::array<float, 16>& pose, const DemoSceneOptions& o) {
                     const V3 dw{pose[0] * dc.x + pose[1] * dc.y + pose[2] * dc.z,
                                 pose[4] * dc.x + pose[5] * dc.y + pose[6] * dc.z,
                                 pose[8] * dc.x + pose[9] * dc.y + pose[10] * dc.z};
-                    if (auto c = trace(eye, normalize(dw))) sum = sum + *c, ++hits;
+                    if (auto c = trace(eye, normalize(dw), o.feature_texture)) sum = sum + *c, ++hits;
                 }
             const float a = float(hits) / float(ss * ss);
             const V3 c = hits ? sum * (1.0f / float(hits)) : V3{0, 0, 0};
@@ -170,8 +204,12 @@ std::string write_split(const fs::path& folder, const std::string& split, int n,
     const V3 target{0.0f, 0.0f, 0.25f};
     for (int i = 0; i < n; ++i) {
         const float u = (float(i) + phase) / float(n);
-        const float elevation = (15.0f + 50.0f * u) * kPi / 180.0f;
-        const float azimuth = (float(i) + phase) * 2.39996323f;
+        float elevation = (15.0f + 50.0f * u) * kPi / 180.0f;
+        float azimuth = (float(i) + phase) * 2.39996323f;
+        if (o.orbit_path) {  // once around, rising and falling between 20 and 50 degrees
+            azimuth = 2 * kPi * u;
+            elevation = (35.0f + 15.0f * std::sin(2 * kPi * u)) * kPi / 180.0f;
+        }
         const V3 eye = target + V3{std::cos(elevation) * std::cos(azimuth), std::cos(elevation) * std::sin(azimuth),
                                    std::sin(elevation)} * kCameraDistance;
         const auto pose = look_at(eye, target);

@@ -13,6 +13,11 @@ struct DemoSceneOptions {
     int train_views = 48;
     int test_views = 8;
     int supersampling = 3;  // per axis: anti-aliased edges and texture
+    // Multiply every surface by a fine value-noise pattern: the blob-rich texture that feature
+    // matchers (COLMAP's SIFT) need to find the poses of the views again.
+    bool feature_texture = false;
+    // Views along one smooth orbit (for making a video) instead of a spiral over the hemisphere.
+    bool orbit_path = false;
 };
 
 struct DemoScene {

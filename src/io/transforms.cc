@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/system.h"
+#include "io/pose_normalization.h"
 
 namespace radiant {
 
@@ -88,8 +89,61 @@ void read_intrinsics(const json& obj, CameraIntrinsics& cam, const std::string& 
     }
     if (auto v = number_field(obj, "k1", file, where)) cam.k1 = float(*v);
     if (auto v = number_field(obj, "k2", file, where)) cam.k2 = float(*v);
+    if (auto v = number_field(obj, "k3", file, where)) cam.k3 = float(*v);
+    if (auto v = number_field(obj, "k4", file, where)) cam.k4 = float(*v);
     if (auto v = number_field(obj, "p1", file, where)) cam.p1 = float(*v);
     if (auto v = number_field(obj, "p2", file, where)) cam.p2 = float(*v);
+    if (auto it = obj.find("is_fisheye"); it != obj.end()) {  // instant-ngp
+        if (!it->is_boolean()) throw Error(file, where + "'is_fisheye' must be true or false");
+        cam.fisheye = it->get<bool>();
+    }
+    if (auto it = obj.find("camera_model"); it != obj.end()) {  // nerfstudio
+        if (!it->is_string()) throw Error(file, where + "'camera_model' must be a string");
+        const std::string model = it->get<std::string>();
+        if (model == "OPENCV_FISHEYE") {
+            cam.fisheye = true;
+        } else if (model == "OPENCV" || model == "PINHOLE" || model == "SIMPLE_PINHOLE") {
+            cam.fisheye = false;
+        } else {
+            throw Error(file, fmt::format("{}camera_model '{}' is not supported (OPENCV, OPENCV_FISHEYE, PINHOLE "
+                                          "or SIMPLE_PINHOLE)", where, model));
+        }
+    }
+    if (cam.fisheye && (cam.p1 != 0 || cam.p2 != 0))
+        throw Error(file, where + "a fisheye camera takes k1..k4, not 'p1'/'p2'");
+}
+
+// nerfstudio's applied_transform: 3x4 (or 4x4) numbers.
+std::array<double, 16> read_applied_transform(const json& m, const std::string& file) {
+    const char* what = "'applied_transform' must be a 3x4 or 4x4 array of finite numbers";
+    if (!m.is_array() || (m.size() != 3 && m.size() != 4)) throw Error(file, what);
+    std::array<double, 16> out{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    for (size_t r = 0; r < m.size(); ++r) {
+        if (!m[r].is_array() || m[r].size() != 4) throw Error(file, what);
+        for (size_t c = 0; c < 4; ++c) {
+            if (!m[r][c].is_number() || !std::isfinite(m[r][c].get<double>())) throw Error(file, what);
+            out[r * 4 + c] = m[r][c].get<double>();
+        }
+    }
+    return out;
+}
+
+// nerfstudio leaves poses in COLMAP's arbitrary frame and normalises them when it loads them;
+// do the same (centre and scale only, so the poses stay exactly as the file has them).
+void normalize_nerfstudio(Dataset& ds) {
+    std::vector<Mat3d> rotations;
+    std::vector<Vec3d> centres;
+    for (const Frame& f : ds.frames) {
+        Mat3d r;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) r(i, j) = f.camera_to_world[size_t(i * 4 + j)];
+        rotations.push_back(r);
+        centres.push_back({f.camera_to_world[3], f.camera_to_world[7], f.camera_to_world[11]});
+    }
+    const PoseNormalization n = normalize_poses(rotations, centres, {}, false);
+    ds.scale = float(kUnitCubeScale * n.to_scene.scale);
+    for (int i = 0; i < 3; ++i) ds.offset[size_t(i)] = float(0.5 + kUnitCubeScale * n.to_scene.translation[i]);
+    ds.aabb_scale = n.aabb_scale;
 }
 
 std::array<float, 16> read_matrix(const json& frame, const std::string& file,
@@ -150,6 +204,11 @@ Dataset load_transforms(const std::string& scene) {
     CameraIntrinsics shared;
     read_intrinsics(root, shared, file, "");
     ds.nerf_synthetic = shared.fl_x <= 0 && shared.camera_angle_x.has_value();
+    ds.dialect = root.contains("camera_model") ? TransformsDialect::kNerfstudio
+                 : ds.nerf_synthetic          ? TransformsDialect::kNerfSynthetic
+                                              : TransformsDialect::kInstantNgp;
+    if (auto it = root.find("applied_transform"); it != root.end())
+        ds.applied_transform = read_applied_transform(*it, file);
     if (auto v = number_field(root, "aabb_scale", file, "")) {
         if (*v < 1) throw Error(file, fmt::format("'aabb_scale' must be >= 1, got {}", *v));
         ds.aabb_scale = float(*v);
@@ -193,6 +252,9 @@ Dataset load_transforms(const std::string& scene) {
         f.image_path = resolve_image_path(base, fp->get<std::string>(), file, where);
         ds.frames.push_back(std::move(f));
     }
+    if (ds.dialect == TransformsDialect::kNerfstudio && !root.contains("scale") && !root.contains("offset") &&
+        !root.contains("aabb_scale"))
+        normalize_nerfstudio(ds);
     return ds;
 }
 

@@ -21,11 +21,17 @@ struct Ray {
     Vec3 direction;  // unit length
 };
 
-// OpenCV radial-tangential (k1, k2, p1, p2) on normalised image coordinates.
+// Lens distortion on normalised image coordinates (x = X/Z, y = Y/Z in OpenCV's camera frame):
+// radial-tangential (k1 k2 k3, p1 p2), or OpenCV's equidistant fisheye (k1..k4) when
+// `c.fisheye`.
 void distort(const CameraIntrinsics& c, float x, float y, float& xd, float& yd);
-// Inverse of distort by fixed-point iteration (converges for the mild distortion of real
-// lenses; exact when all coefficients are zero).
+// Inverse of distort (fixed-point iteration for radial-tangential, which converges for the mild
+// distortion of real lenses; Newton on the angle for fisheye). Exact with no distortion.
 void undistort(const CameraIntrinsics& c, float xd, float yd, float& x, float& y);
+
+// The direction, in OpenCV's camera frame (+x right, +y down, +z forward; not normalised),
+// seen at pixel position (px, py). Fisheye pixels beyond 90 degrees from the axis get z <= 0.
+Vec3 pixel_direction(const CameraIntrinsics& c, float px, float py);
 
 struct SceneTransform {
     float scale = 0.33f;

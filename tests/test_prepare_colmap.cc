@@ -1,0 +1,84 @@
+// `radiant prepare` with the real COLMAP (and ffmpeg): the built-in demo scene's photos, and
+// a video of them, give back the true poses up to a similarity. Skipped where colmap is absent.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.h"
+#include "demo/demo_scene.h"
+#include "io/transforms.h"
+#include "prepare/pose_compare.h"
+#include "test_util.h"
+
+namespace radiant {
+namespace {
+
+namespace fs = std::filesystem;
+using test::run_radiant;
+using test::TempDir;
+
+bool have(const char* program) {
+    return std::system((std::string("command -v ") + program + " > /dev/null 2>&1").c_str()) == 0;
+}
+
+TEST(PrepareColmap, DemoPhotosRecoverTheTruePoses) {
+    if (!have("colmap")) GTEST_SKIP() << "colmap is not installed (bash scripts/setup.sh installs it); skipping";
+    TempDir dir;
+    DemoSceneOptions o;
+    o.width = o.height = 400;  // SIFT needs a few hundred pixels across the objects
+    o.train_views = 30;
+    o.test_views = 1;
+    o.supersampling = 2;
+    o.feature_texture = true;
+    const DemoScene demo = write_demo_scene(dir / "demo", o);
+    const std::string scene = dir / "scene";
+    const test::RunResult r =
+        run_radiant(dir, "prepare " + (dir / "demo/train") + " --out " + scene + " --report " + (dir / "prep.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::printf("%s", r.out.c_str());
+    const Dataset prepared = load_transforms(scene);
+    const PoseComparison c = compare_poses(prepared, load_transforms(demo.train_json));
+    std::printf("demo: %zu of 30 registered; rotation error mean %.3f max %.3f deg; centre error mean %.3f%% max %.3f%%\n",
+                c.matched, c.mean_rotation_error_deg, c.max_rotation_error_deg, 100 * c.mean_centre_error,
+                100 * c.max_centre_error);
+    EXPECT_GE(c.matched, 27u);
+    EXPECT_LT(c.mean_rotation_error_deg, 1.0);
+    EXPECT_LT(c.mean_centre_error, 0.02);
+}
+
+TEST(PrepareColmap, VideoOfAnOrbitRegistersItsFrames) {
+    if (!have("colmap") || !have("ffmpeg")) GTEST_SKIP() << "colmap or ffmpeg is not installed; skipping";
+    TempDir dir;
+    DemoSceneOptions o;
+    o.width = o.height = 400;
+    o.train_views = 40;
+    o.test_views = 1;
+    o.supersampling = 2;
+    o.feature_texture = true;
+    o.orbit_path = true;
+    const DemoScene demo = write_demo_scene(dir / "demo", o);
+    // 40 views shown at 10 per second in a 30 fps video: each view lasts 3 frames.
+    const std::string video = dir / "orbit.mp4";
+    const std::string cmd = "ffmpeg -v error -nostdin -framerate 10 -i " + (dir / "demo/train/r_%d.png") +
+                            " -r 30 -c:v libx264 -crf 16 -pix_fmt yuv420p " + video;
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    // 20 frames a second asked for: every other kept frame repeats a view, and is dropped.
+    const test::RunResult r = run_radiant(dir, "prepare " + video + " --fps 20 --out " + (dir / "scene") + " --report " +
+                                                   (dir / "prep.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::printf("%s", r.out.c_str());
+    const nlohmann::json report = nlohmann::json::parse(read_file(dir / "prep.json"));
+    const size_t kept = report["images"], registered = report["registered"];
+    std::printf("video: %zu candidate frames, %zu near-duplicates dropped, %zu kept, %zu registered\n",
+                report["video_candidate_frames"].get<size_t>(), report["video_duplicates_dropped"].get<size_t>(), kept,
+                registered);
+    EXPECT_GE(kept, 36u);
+    EXPECT_LE(kept, 44u);
+    EXPECT_GE(report["video_duplicates_dropped"].get<size_t>(), 30u);
+    EXPECT_GE(double(registered), 0.9 * double(kept));
+}
+
+}  // namespace
+}  // namespace radiant
