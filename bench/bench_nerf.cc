@@ -1,12 +1,14 @@
-// bench-nerf: trains the NeRF trainer on a NeRF-synthetic scene and reports wall time,
-// samples/s and PSNR on held-out views (white background), side by side per checkpoint,
-// without snapshots or reports (`radiant train --val ... --report` is the user-facing way).
+// bench-nerf: trains a NeRF on a NeRF-synthetic scene through the same TrainingSession as
+// `radiant train` (schedule included) and reports wall time, samples/s and PSNR on held-out
+// views (white background), side by side per checkpoint, without snapshots or reports
+// (`radiant train --val ... --report` is the user-facing way).
 //
 //   bench-nerf SCENE_DIR [--downscale K] [--steps N] [--every N] [--views V] [--log2-table K]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "core/error.h"
@@ -14,17 +16,9 @@
 #include "core/timer.h"
 #include "io/staging.h"
 #include "io/transforms.h"
-#include "nerf/metrics.h"
-#include "nerf/render_view.h"
-#include "nerf/trainer.h"
+#include "nerf/training_session.h"
 
 using namespace radiant;
-
-static double view_psnr(const NerfModel& model, const ImageSet& set, size_t v, ThreadPool& pool) {
-    const StagedImage& im = set.images[v];
-    const float white[3] = {1, 1, 1};
-    return psnr_against_view(render_view(model, im.camera, im.camera_to_world, white, pool), set, v, white);
-}
 
 int main(int argc, char** argv) {
     if (argc < 2) {
@@ -51,27 +45,31 @@ int main(int argc, char** argv) {
         ImageSet val_set = stage_images(val, {downscale}, pool);
         NerfModelConfig model_config = NerfModelConfig::for_dataset(train, log2_table);
         if (bf16) model_config.field.precision = MlpPrecision::kBf16;
-        NerfModel model(model_config);
+        auto model = std::make_unique<NerfModel>(model_config);
         NerfTrainConfig config;
         config.target_samples = target;
-        model.init_params(config.seed);
-        NerfTrainer trainer(train_set, model, config, pool);
+        model->init_params(config.seed);
+        TrainingPlan plan;
+        plan.steps = uint64_t(steps);
+        plan.val_every = uint64_t(every);
+        plan.val_views = views;
+        plan.checkpoint_every = 0;
+        TrainingSession session(train_set, val_set, std::move(model), config, plan, {}, pool);
         std::printf("%zu training views %dx%d, staged in %.2f s; %d threads\n", train_set.images.size(),
                     train_set.images[0].width, train_set.images[0].height, train_set.staging_seconds, pool.size());
-        double seconds = 0, samples = 0;
-        for (int s = 1; s <= steps; ++s) {
-            Timer t;
-            trainer.step();
-            seconds += t.seconds();
-            samples += double(trainer.samples_last_step());
-            if (s % every == 0 || s == steps) {
-                double psnr = 0;
-                const int n = std::min<int>(views, int(val_set.images.size()));
-                for (int v = 0; v < n; ++v) psnr += view_psnr(model, val_set, v, pool);
-                std::printf("step %5d  %7.1f s  %.0f samples/s  %4zu rays/step  val PSNR (%d views) %.2f dB  peak RSS %.0f MiB\n",
-                            s, seconds, samples / seconds, trainer.rays_last_step(), n, psnr / n, peak_rss_mb());
-                std::fflush(stdout);
-            }
+        while (session.status() == TrainingSession::Status::kRunning) {
+            TrainingSession::StepResult r = session.step();
+            if (session.status() == TrainingSession::Status::kFinished) r.psnr = session.validation_psnr(views);
+            if (r.psnr)
+                std::printf("step %5llu  %7.1f s  %.0f samples/s  %4zu rays/step  val PSNR (%d views) %.2f dB  peak RSS %.0f MiB\n",
+                            static_cast<unsigned long long>(r.step), r.seconds, session.samples_per_second(),
+                            session.trainer().rays_last_step(), std::min<int>(views, int(val_set.images.size())), *r.psnr,
+                            peak_rss_mb());
+            std::fflush(stdout);
+        }
+        if (session.status() == TrainingSession::Status::kDiverged) {
+            std::fprintf(stderr, "bench-nerf: training diverged at step %llu\n", static_cast<unsigned long long>(session.steps()));
+            return 1;
         }
     } catch (const Error& e) {
         std::fprintf(stderr, "bench-nerf: %s\n", e.what());

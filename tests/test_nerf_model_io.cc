@@ -14,6 +14,7 @@
 #include "nerf/volume_render.h"
 #include "nerf/render_view.h"
 #include "nerf/trainer.h"
+#include "small_demo_scene.h"
 #include "test_util.h"
 
 namespace radiant {
@@ -33,21 +34,7 @@ NerfTrainConfig small_train() {
     return t;
 }
 
-struct SmallScene {
-    test::TempDir dir;
-    Dataset train;
-    ImageSet images;
-    SmallScene(ThreadPool& pool) {
-        DemoSceneOptions o;
-        o.width = o.height = 32;
-        o.train_views = 12;
-        o.test_views = 2;
-        o.supersampling = 1;
-        const DemoScene s = write_demo_scene(dir / "scene", o);
-        train = load_transforms(s.train_json);
-        images = stage_images(train, {1}, pool);
-    }
-};
+using SmallScene = test::SmallDemoScene;
 
 // Initialises `model` with small_train()'s seed and trains it for `steps` steps.
 void train_small(NerfModel& model, const ImageSet& images, int steps, ThreadPool& pool) {

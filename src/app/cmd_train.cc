@@ -22,6 +22,7 @@
 #include "nerf/model_io.h"
 #include "nerf/render_view.h"
 #include "nerf/trainer.h"
+#include "nerf/training_session.h"
 #include "nn/amx.h"
 
 namespace radiant {
@@ -34,26 +35,6 @@ std::string default_snapshot_path(const std::string& transforms_path) {
     std::string name = fs::path(transforms_path).parent_path().filename().string();
     if (name.empty() || name == "." || name == "..") name = "scene";
     return name + ".radiant";
-}
-
-// Learning-rate scale over the run: constant for the first half, then halved every tenth,
-// so the last steps settle instead of oscillating. `progress` is in [0, 1].
-float learning_rate_scale(double progress) {
-    if (progress <= 0.5) return 1.0f;
-    return std::pow(0.5f, float(std::floor((std::min(progress, 1.0) - 0.5) / 0.1 + 1e-9)));
-}
-
-// Mean PSNR over up to `max_views` views spread evenly over the set.
-double validation_psnr(const NerfModel& model, const ImageSet& val, int max_views, ThreadPool& pool) {
-    const float white[3] = {1, 1, 1};
-    const size_t n = std::min<size_t>(size_t(max_views), val.images.size());
-    double sum = 0;
-    for (size_t i = 0; i < n; ++i) {
-        const size_t v = i * val.images.size() / n;
-        const StagedImage& im = val.images[v];
-        sum += psnr_against_view(render_view(model, im.camera, im.camera_to_world, white, pool), val, v, white);
-    }
-    return sum / double(std::max<size_t>(n, 1));
 }
 
 }  // namespace
@@ -106,103 +87,83 @@ TrainResult run_train(const TrainOptions& o) {
         model = std::make_unique<NerfModel>(mc);
         model->init_params(config.seed);
     }
-    NerfTrainer trainer(images, *model, config, pool);
-    if (resumed) restore_trainer_state(resumed->file, trainer);
+    TrainingPlan plan;
+    plan.steps = o.steps;
+    plan.seconds = o.seconds;
+    plan.stop_at_step = o.stop_at_step;
+    plan.val_every = o.val_every;
+    plan.val_views = o.val_views;
+    plan.val_at_seconds = o.val_at_seconds;
+    plan.checkpoint_every = o.checkpoint_every;
+    plan.snapshot_path = snapshot_path;
+    const nlohmann::json info = {{"scene", transforms_path}, {"downscale", o.downscale}, {"seed", config.seed},
+                                 {"holdout_every", o.holdout_every}};
+    TrainingSession session(images, val_images, std::move(model), config, plan, info, pool);
+    if (resumed) session.resume_from(resumed->file);
     resumed.reset();  // frees the file's bytes
 
-    const nlohmann::json views = views_to_json(images);
-    nlohmann::json info = {{"scene", transforms_path}, {"downscale", o.downscale}, {"seed", config.seed},
-                           {"holdout_every", o.holdout_every}};
-    uint64_t last_saved_step = 0;
-    bool saved_any = o.resume;
-    auto save = [&] {
-        save_model_snapshot(snapshot_path, *model, &trainer, views, info);
-        last_saved_step = trainer.steps();
-        saved_any = true;
-    };
-
-    const FieldConfig& fc = model->config().field;
+    const FieldConfig& fc = session.model().config().field;
     std::fprintf(stderr,
                  "train: %s: %zu views %dx%d (staged in %.2f s), %d threads, MLP %s\n"
                  "  hash grid %d x %d, table 2^%d (%zu params), target %zu samples/step%s\n",
                  transforms_path.c_str(), images.images.size(), images.images[0].width,
                  images.images[0].height, images.staging_seconds, pool.size(),
                  fc.precision == MlpPrecision::kBf16 ? "bf16 (AMX)" : "fp32", fc.grid.n_levels,
-                 fc.grid.n_features_per_level, fc.grid.log2_hashmap_size, model->params().size(),
+                 fc.grid.n_features_per_level, fc.grid.log2_hashmap_size, session.model().params().size(),
                  config.target_samples,
-                 o.resume ? fmt::format(", resuming at step {}", trainer.steps()).c_str() : "");
+                 o.resume ? fmt::format(", resuming at step {} ({:.1f} s trained)", session.steps(), session.seconds()).c_str()
+                          : "");
 
-    const uint64_t max_steps = o.steps > 0 ? o.steps : UINT64_MAX;
     Report report;
     report.command = "train";
     report.threads = pool.size();
     Progress progress("train", o.steps, o.seconds);
     ProgressState state;
-    state.step = trainer.steps();
-    double train_seconds = 0, samples = 0, rays = 0;
+    state.step = session.steps();
     TrainResult result;
     result.snapshot = snapshot_path;
     StopSignals signals;
     int stopped_by = 0;
-    size_t next_timed_val = 0;
-    std::vector<double> val_at = o.val_at_seconds;
-    std::sort(val_at.begin(), val_at.end());
-    while (trainer.steps() < max_steps && (o.seconds <= 0 || train_seconds < o.seconds)) {
-        if ((stopped_by = StopSignals::requested())) break;
-        if (o.stop_at_step > 0 && trainer.steps() >= o.stop_at_step) {
-            stopped_by = -1;
+    while (session.status() == TrainingSession::Status::kRunning) {
+        if ((stopped_by = StopSignals::requested())) {
+            session.request_stop();
             break;
         }
-        double p = 0;
-        if (o.steps > 0) p = double(trainer.steps()) / double(o.steps);
-        if (o.seconds > 0) p = std::max(p, train_seconds / o.seconds);
-        trainer.optimizer().set_learning_rate_scale(learning_rate_scale(p));
-        Timer t;
-        const double loss = trainer.step();
-        train_seconds += t.seconds();
-        if (!std::isfinite(loss)) {
+        const TrainingSession::StepResult r = session.step();
+        if (session.status() == TrainingSession::Status::kDiverged) {
             progress.finish(state);
             std::fprintf(stderr, "radiant: error: training diverged: non-finite loss at step %llu; %s\n",
-                         static_cast<unsigned long long>(trainer.steps()),
-                         saved_any ? fmt::format("the last good snapshot ({}) is kept", snapshot_path).c_str()
-                                   : "no snapshot was written");
+                         static_cast<unsigned long long>(r.step),
+                         session.saved_any() ? fmt::format("the last good snapshot ({}) is kept", snapshot_path).c_str()
+                                             : "no snapshot was written");
             result.exit_code = 1;
             return result;
         }
-        samples += double(trainer.samples_last_step());
-        rays += double(trainer.rays_last_step());
-        state.step = trainer.steps();
-        state.loss = loss;
-        state.samples_per_second = samples / std::max(train_seconds, 1e-9);
-        HistoryPoint point{state.step, train_seconds, loss, std::nullopt};
-        const bool last = trainer.steps() >= max_steps || (o.seconds > 0 && train_seconds >= o.seconds);
-        bool timed_val = false;
-        while (next_timed_val < val_at.size() && train_seconds >= val_at[next_timed_val])
-            timed_val = true, ++next_timed_val;
-        if (!val_images.images.empty() && !last &&
-            ((o.val_every > 0 && state.step % o.val_every == 0) || timed_val)) {
-            point.psnr = validation_psnr(*model, val_images, o.val_views, pool);
-            state.psnr = point.psnr;
-            progress.message(fmt::format("  step {:>6}  {:7.1f} s  loss {:.3e}  val psnr {:.2f} dB",
-                                         state.step, train_seconds, loss, *point.psnr));
+        state.step = r.step;
+        state.loss = r.loss;
+        state.samples_per_second = session.samples_per_second();
+        if (r.psnr) {
+            state.psnr = r.psnr;
+            progress.message(fmt::format("  step {:>6}  {:7.1f} s  loss {:.3e}  val psnr {:.2f} dB", r.step, r.seconds,
+                                         r.loss, *r.psnr));
         }
-        if (state.step % 10 == 0 || last || point.psnr) report.history.push_back(point);
-        if (o.checkpoint_every > 0 && state.step % o.checkpoint_every == 0 && !last) save();
         progress.update(state);
     }
+    if (!stopped_by && session.status() == TrainingSession::Status::kStopped) stopped_by = -1;  // --stop-at-step
     progress.finish(state);
-    if (last_saved_step != trainer.steps() || !saved_any) save();
+    session.save();
 
-    result.steps = trainer.steps();
-    result.seconds = train_seconds;
-    report.steps = trainer.steps();
-    report.seconds = train_seconds;
-    report.samples_per_second = samples / std::max(train_seconds, 1e-9);
-    report.rays_per_second = rays / std::max(train_seconds, 1e-9);
-    if (!val_images.images.empty() && !stopped_by) {
-        result.val_psnr = validation_psnr(*model, val_images, int(val_images.images.size()), pool);
+    result.steps = session.steps();
+    result.seconds = session.seconds();
+    report.steps = session.steps();
+    report.seconds = session.seconds();
+    report.samples_per_second = session.samples_per_second();
+    report.rays_per_second = session.rays_per_second();
+    report.history = session.history();
+    if (!stopped_by) {
+        result.val_psnr = session.validation_psnr(int(val_images.images.size()));
         report.psnr = result.val_psnr;
-        if (!report.history.empty()) report.history.back().psnr = result.val_psnr;
+        if (result.val_psnr && !report.history.empty()) report.history.back().psnr = result.val_psnr;
     }
     report.peak_rss_mb = peak_rss_mb();
     report.extra = {{"scene", transforms_path}, {"snapshot", snapshot_path}, {"downscale", o.downscale},
@@ -212,7 +173,7 @@ TrainResult run_train(const TrainOptions& o) {
     if (!o.report.empty()) report.write(o.report);
 
     std::printf("trained %llu steps in %.1f s (%.0f samples/s, %.0f rays/s, peak RSS %.0f MiB)\n",
-                static_cast<unsigned long long>(trainer.steps()), train_seconds, report.samples_per_second,
+                static_cast<unsigned long long>(session.steps()), session.seconds(), report.samples_per_second,
                 report.rays_per_second, report.peak_rss_mb);
     if (result.val_psnr)
         std::printf("validation PSNR %.2f dB on %zu views of %s (white background)\n", *result.val_psnr,
@@ -222,7 +183,7 @@ TrainResult run_train(const TrainOptions& o) {
     if (stopped_by) {
         std::fprintf(stderr, "train: stopped by %s at step %llu; the snapshot is saved; continue with --resume\n",
                      stopped_by == SIGINT ? "Ctrl-C" : stopped_by == SIGTERM ? "SIGTERM" : "--stop-at-step",
-                     static_cast<unsigned long long>(trainer.steps()));
+                     static_cast<unsigned long long>(session.steps()));
         result.exit_code = stopped_by > 0 ? 128 + stopped_by : 0;
     }
     return result;

@@ -113,7 +113,7 @@ json views_to_json(const ImageSet& images) {
 }
 
 void save_model_snapshot(const std::string& path, const NerfModel& model, NerfTrainer* trainer,
-                         const json& views, const json& info) {
+                         const json& views, const json& info, const json& training_extra) {
     const AlignedVector<float>& params = model.params();
     for (float p : params)
         if (!std::isfinite(p)) throw Error(path, "refusing to save non-finite parameters (training diverged)");
@@ -133,6 +133,7 @@ void save_model_snapshot(const std::string& path, const NerfModel& model, NerfTr
                               {"next_rays", trainer->next_ray_count()},
                               {"seed", trainer->config().seed},
                               {"optimizer_steps", adam.steps_taken()}};
+        for (auto it = training_extra.begin(); it != training_extra.end(); ++it) header["training"][it.key()] = it.value();
         blocks.push_back({"adam_m", adam.first_moment().data(), adam.first_moment().size() * sizeof(float)});
         blocks.push_back({"adam_v", adam.second_moment().data(), adam.second_moment().size() * sizeof(float)});
     }

@@ -25,10 +25,13 @@ NerfModelConfig model_config_from_json(const nlohmann::json& j, const std::strin
 // The training cameras, so later commands can frame orbits like the training views.
 nlohmann::json views_to_json(const ImageSet& images);
 
-// Writes the model (and the trainer's optimiser state when `trainer` is given). Refuses
-// (Error) to write non-finite parameters, so a diverged run never replaces a good snapshot.
+// Writes the model (and the trainer's optimiser state when `trainer` is given, with
+// `training_extra` merged into the header's "training" section: the session's clock and
+// history). Refuses (Error) to write non-finite parameters, so a diverged run never replaces
+// a good snapshot.
 void save_model_snapshot(const std::string& path, const NerfModel& model, NerfTrainer* trainer,
-                         const nlohmann::json& views, const nlohmann::json& info);
+                         const nlohmann::json& views, const nlohmann::json& info,
+                         const nlohmann::json& training_extra = nlohmann::json::object());
 
 struct LoadedModel {
     std::unique_ptr<NerfModel> model;

@@ -1,0 +1,141 @@
+#include "nerf/training_session.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/timer.h"
+#include "nerf/metrics.h"
+#include "nerf/model_io.h"
+#include "nerf/render_view.h"
+
+namespace radiant {
+
+float learning_rate_scale(double progress) {
+    if (progress <= 0.5) return 1.0f;
+    return std::pow(0.5f, float(std::floor((std::min(progress, 1.0) - 0.5) / 0.1 + 1e-9)));
+}
+
+namespace {
+
+nlohmann::json history_to_json(const std::vector<HistoryPoint>& history) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const HistoryPoint& p : history) {
+        nlohmann::json j = {p.step, p.seconds, p.loss};
+        if (p.psnr) j.push_back(*p.psnr);
+        out.push_back(j);
+    }
+    return out;
+}
+
+std::vector<HistoryPoint> history_from_json(const nlohmann::json& j, const std::string& path) {
+    std::vector<HistoryPoint> out;
+    if (!j.is_array()) throw Error(path, "snapshot's training history is not a list");
+    for (const auto& p : j) {
+        if (!p.is_array() || p.size() < 3 || p.size() > 4 || !p[0].is_number_unsigned() || !p[1].is_number() ||
+            !p[2].is_number() || (p.size() == 4 && !p[3].is_number()))
+            throw Error(path, "snapshot's training history holds a malformed point");
+        HistoryPoint h{p[0].get<uint64_t>(), p[1].get<double>(), p[2].get<double>(), std::nullopt};
+        if (p.size() == 4) h.psnr = p[3].get<double>();
+        out.push_back(h);
+    }
+    return out;
+}
+
+}  // namespace
+
+TrainingSession::TrainingSession(const ImageSet& train, const ImageSet& val, std::unique_ptr<NerfModel> model,
+                                 const NerfTrainConfig& config, const TrainingPlan& plan, nlohmann::json info,
+                                 ThreadPool& pool)
+    : m_train(train),
+      m_val(val),
+      m_model(std::move(model)),
+      m_trainer(train, *m_model, config, pool),
+      m_plan(plan),
+      m_views(views_to_json(train)),
+      m_info(std::move(info)),
+      m_pool(pool) {
+    RD_CHECK(m_plan.steps > 0 || m_plan.seconds > 0);
+    std::sort(m_plan.val_at_seconds.begin(), m_plan.val_at_seconds.end());
+}
+
+void TrainingSession::resume_from(const SnapshotFile& file) {
+    restore_trainer_state(file, m_trainer);
+    const nlohmann::json& t = file.header()["training"];
+    // Snapshots from before the session kept no clock: their time starts again at zero.
+    if (t.contains("seconds")) {
+        if (!t["seconds"].is_number() || !(t["seconds"].get<double>() >= 0))
+            throw Error(file.path(), "snapshot's training seconds are not a non-negative number");
+        m_seconds = t["seconds"].get<double>();
+    }
+    if (t.contains("history")) m_history = history_from_json(t["history"], file.path());
+    while (m_next_timed_val < m_plan.val_at_seconds.size() && m_plan.val_at_seconds[m_next_timed_val] <= m_seconds)
+        ++m_next_timed_val;
+    m_last_saved_step = m_trainer.steps();
+    m_saved_any = true;
+    if (plan_done()) m_status = Status::kFinished;
+    else if (m_plan.stop_at_step > 0 && steps() >= m_plan.stop_at_step) m_status = Status::kStopped;
+}
+
+bool TrainingSession::plan_done() const {
+    return (m_plan.steps > 0 && steps() >= m_plan.steps) || (m_plan.seconds > 0 && m_seconds >= m_plan.seconds);
+}
+
+TrainingSession::StepResult TrainingSession::step() {
+    RD_CHECK(m_status == Status::kRunning);
+    double progress = 0;
+    if (m_plan.steps > 0) progress = double(steps()) / double(m_plan.steps);
+    if (m_plan.seconds > 0) progress = std::max(progress, m_seconds / m_plan.seconds);
+    m_trainer.optimizer().set_learning_rate_scale(learning_rate_scale(progress));
+
+    Timer timer;
+    const double loss = m_trainer.step();
+    const double dt = timer.seconds();
+    m_seconds += dt;
+    m_run_seconds += dt;
+    StepResult r{steps(), m_seconds, loss, std::nullopt, false};
+    if (!std::isfinite(loss)) {
+        m_status = Status::kDiverged;
+        return r;
+    }
+    m_samples += double(m_trainer.samples_last_step());
+    m_rays += double(m_trainer.rays_last_step());
+
+    const bool last = plan_done();
+    bool timed_val = false;
+    while (m_next_timed_val < m_plan.val_at_seconds.size() && m_seconds >= m_plan.val_at_seconds[m_next_timed_val])
+        timed_val = true, ++m_next_timed_val;
+    if (!last && ((m_plan.val_every > 0 && r.step % m_plan.val_every == 0) || timed_val))
+        r.psnr = validation_psnr(m_plan.val_views);
+    if (r.step % 10 == 0 || last || r.psnr) m_history.push_back({r.step, r.seconds, loss, r.psnr});
+    if (m_plan.checkpoint_every > 0 && r.step % m_plan.checkpoint_every == 0 && !last && !m_plan.snapshot_path.empty()) {
+        save();
+        r.saved = true;
+    }
+    if (last) m_status = Status::kFinished;
+    else if (m_plan.stop_at_step > 0 && r.step >= m_plan.stop_at_step) m_status = Status::kStopped;
+    return r;
+}
+
+void TrainingSession::save() {
+    if (m_plan.snapshot_path.empty() || (m_saved_any && m_last_saved_step == steps())) return;
+    const nlohmann::json training = {{"seconds", m_seconds}, {"history", history_to_json(m_history)}};
+    save_model_snapshot(m_plan.snapshot_path, *m_model, &m_trainer, m_views, m_info, training);
+    m_last_saved_step = steps();
+    m_saved_any = true;
+}
+
+std::optional<double> TrainingSession::validation_psnr(int max_views) const {
+    if (m_val.images.empty()) return std::nullopt;
+    const float white[3] = {1, 1, 1};
+    const size_t n = std::min<size_t>(size_t(std::max(max_views, 1)), m_val.images.size());
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const size_t v = i * m_val.images.size() / n;
+        const StagedImage& im = m_val.images[v];
+        sum += psnr_against_view(render_view(*m_model, im.camera, im.camera_to_world, white, m_pool), m_val, v, white);
+    }
+    return sum / double(n);
+}
+
+}  // namespace radiant

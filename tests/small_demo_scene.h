@@ -1,0 +1,29 @@
+// A tiny demo scene (32x32 views) staged in memory, for tests that train a few steps.
+#pragma once
+
+#include "core/thread_pool.h"
+#include "demo/demo_scene.h"
+#include "io/staging.h"
+#include "io/transforms.h"
+#include "test_util.h"
+
+namespace radiant::test {
+
+struct SmallDemoScene {
+    TempDir dir;
+    Dataset train;
+    ImageSet images, val;  // 12 training views, 2 held-out views
+    explicit SmallDemoScene(ThreadPool& pool) {
+        DemoSceneOptions o;
+        o.width = o.height = 32;
+        o.train_views = 12;
+        o.test_views = 2;
+        o.supersampling = 1;
+        const DemoScene s = write_demo_scene(dir / "scene", o);
+        train = load_transforms(s.train_json);
+        images = stage_images(train, {1}, pool);
+        val = stage_images(load_transforms(s.test_json), {1}, pool);
+    }
+};
+
+}  // namespace radiant::test
