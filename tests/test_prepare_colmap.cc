@@ -1,8 +1,15 @@
-// `radiant prepare` with the real COLMAP (and ffmpeg): the built-in demo scene's photos, and
+// `radiant prepare` with the real COLMAP (and ffmpeg): the built-in demo scene's photos (first
+// interrupted with Ctrl-C while matching, then resumed), and
 // a video of them, give back the true poses up to a similarity. Skipped where colmap is absent.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -23,7 +30,7 @@ bool have(const char* program) {
     return std::system((std::string("command -v ") + program + " > /dev/null 2>&1").c_str()) == 0;
 }
 
-TEST(PrepareColmap, DemoPhotosRecoverTheTruePoses) {
+TEST(PrepareColmap, DemoPhotosInterruptedResumedRecoverTheTruePoses) {
     if (!have("colmap")) GTEST_SKIP() << "colmap is not installed (bash scripts/setup.sh installs it); skipping";
     TempDir dir;
     DemoSceneOptions o;
@@ -34,8 +41,31 @@ TEST(PrepareColmap, DemoPhotosRecoverTheTruePoses) {
     o.feature_texture = true;
     const DemoScene demo = write_demo_scene(dir / "demo", o);
     const std::string scene = dir / "scene";
-    const test::RunResult r =
-        run_radiant(dir, "prepare " + (dir / "demo/train") + " --out " + scene + " --report " + (dir / "prep.json"));
+    // Ctrl-C while COLMAP matches: exit 130, no transforms.json, COLMAP's database kept.
+    const std::string err = dir / "interrupted.txt";
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        const std::string cmd = "exec " + std::string(RADIANT_BINARY) + " prepare " + (dir / "demo/train") + " --out " +
+                                scene + " > /dev/null 2> " + err;
+        execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+        _exit(127);
+    }
+    for (int i = 0; i < 3000; ++i) {  // until matching starts (at most 5 minutes)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (fs::exists(err) && read_file(err).find("matching") != std::string::npos) break;
+    }
+    kill(pid, SIGINT);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << read_file(err);
+    EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(err);
+    EXPECT_NE(read_file(err).find("--resume"), std::string::npos) << read_file(err);
+    EXPECT_FALSE(fs::exists(scene + "/transforms.json"));
+    EXPECT_TRUE(fs::exists(scene + "/colmap/database.db"));
+    // --resume finishes the job (COLMAP skips the features it already has).
+    const test::RunResult r = run_radiant(dir, "prepare " + (dir / "demo/train") + " --out " + scene + " --resume --report " +
+                                                   (dir / "prep.json"));
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     std::printf("%s", r.out.c_str());
     const Dataset prepared = load_transforms(scene);
