@@ -15,6 +15,8 @@
 
 #include "cli_test_util.h"
 #include "demo/demo_scene.h"
+#include "core/rng.h"
+#include "io/image.h"
 #include "io/transforms.h"
 #include "prepare/pose_compare.h"
 #include "test_util.h"
@@ -108,6 +110,21 @@ TEST(PrepareColmap, VideoOfAnOrbitRegistersItsFrames) {
     EXPECT_LE(kept, 44u);
     EXPECT_GE(report["video_duplicates_dropped"].get<size_t>(), 30u);
     EXPECT_GE(double(registered), 0.9 * double(kept));
+}
+
+TEST(PrepareColmap, PhotosWithNothingInCommonAreRefused) {
+    if (!have("colmap")) GTEST_SKIP() << "colmap is not installed; skipping";
+    TempDir dir;
+    fs::create_directories(dir / "noise");
+    for (int i = 0; i < 3; ++i) {  // plenty of SIFT features, none shared
+        ImageF im(160, 120, 3);
+        Pcg32 rng(uint64_t(i) + 5, 0);
+        for (float& v : im.pixels) v = rng.next_float();
+        save_png(dir / ("noise/" + std::to_string(i) + ".png"), im);
+    }
+    test::expect_bad_input(dir, "prepare " + (dir / "noise") + " --out " + (dir / "scene"), "could not place any images");
+    EXPECT_FALSE(fs::exists(dir / "scene/transforms.json"));
+    EXPECT_TRUE(fs::exists(dir / "scene/colmap/colmap.log"));  // what COLMAP said, for the user to read
 }
 
 }  // namespace

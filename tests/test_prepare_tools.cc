@@ -3,9 +3,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 
 #include "core/subprocess.h"
+#include "core/thread_pool.h"
+#include "io/image.h"
 #include "prepare/image_quality.h"
+#include "prepare/video_frames.h"
 #include "test_util.h"
 
 namespace radiant {
@@ -102,6 +107,49 @@ TEST(ImageQuality, ThumbnailsTellDuplicatesFromDifferentFrames) {
     EXPECT_LT(thumbnail_difference(a, b), 1.0);   // pixel noise: a duplicate
     EXPECT_GT(thumbnail_difference(a, c), 50.0);  // a different view
     EXPECT_EQ(thumbnail_difference(a, a), 0.0);
+}
+
+bool have_ffmpeg() { return std::system("command -v ffmpeg > /dev/null 2>&1 && command -v ffprobe > /dev/null 2>&1") == 0; }
+
+TEST(VideoFrames, KeepsTheAskedRateOrCountAndDropsStills) {
+    if (!have_ffmpeg()) GTEST_SKIP() << "ffmpeg is not installed; skipping";
+    test::TempDir dir;
+    // 4 s of ffmpeg's moving test pattern at 30 fps, then 3 s of a still grey picture.
+    const std::string moving = dir / "moving.mp4", still = dir / "still.mp4";
+    ASSERT_EQ(std::system(("ffmpeg -v error -nostdin -f lavfi -i testsrc=size=128x96:rate=30 -t 4 -pix_fmt yuv420p " + moving).c_str()), 0);
+    ASSERT_EQ(std::system(("ffmpeg -v error -nostdin -f lavfi -i color=c=gray:size=128x96:rate=30 -t 3 -pix_fmt yuv420p " + still).c_str()), 0);
+    EXPECT_TRUE(looks_like_video(moving));
+    EXPECT_FALSE(looks_like_video(dir / "photo.jpg"));
+    const VideoInfo info = probe_video(moving);
+    EXPECT_EQ(info.width, 128);
+    EXPECT_EQ(info.height, 96);
+    EXPECT_NEAR(info.fps, 30.0, 1e-6);
+    EXPECT_NEAR(info.duration, 4.0, 0.1);
+    ThreadPool pool(2);
+    auto extract = [&](const std::string& video, const VideoFrameOptions& o) {
+        const std::string out = dir / ("out" + std::to_string(std::rand()));
+        std::filesystem::create_directories(out);
+        return extract_video_frames(video, out, o, pool, [] { return false; });
+    };
+    VideoFrameOptions o;
+    o.fps = 2;
+    VideoFrames f = extract(moving, o);
+    EXPECT_EQ(f.paths.size(), 8u);  // 2 a second for 4 s
+    EXPECT_EQ(f.candidates, 24u);   // 3x oversampled
+    EXPECT_EQ(f.duplicates_dropped, 0u);
+    EXPECT_EQ(std::filesystem::path(f.paths[0]).filename(), "frame_00001.jpg");
+    EXPECT_EQ(load_image(f.paths[3]).width, 128);
+    o.frames = 12;
+    f = extract(moving, o);
+    EXPECT_EQ(f.paths.size(), 12u);
+    // A still picture gives one frame: the rest repeat it.
+    o.frames = 0;
+    f = extract(still, o);
+    EXPECT_EQ(f.paths.size(), 1u);
+    EXPECT_EQ(f.duplicates_dropped, 5u);
+    // The candidates' temporary folder is gone.
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+        EXPECT_EQ(e.path().filename().string().find(".video_candidates"), std::string::npos);
 }
 
 }  // namespace
