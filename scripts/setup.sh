@@ -11,6 +11,8 @@ packages=(
     libgtest-dev libgmock-dev libbenchmark-dev
     colmap                # camera poses from photos (radiant prepare), CPU SIFT and mapper
     ffmpeg                # video frames in (prepare), MP4 out (render)
+    libmeshoptimizer-dev  # mesh simplification (export-mesh --simplify)
+    assimp-utils          # an independent mesh reader for the tests (assimp info)
 )
 
 missing=()

@@ -55,7 +55,7 @@ TEST(PrepareColmap, DemoPhotosInterruptedResumedRecoverTheTruePoses) {
     }
     for (int i = 0; i < 3000; ++i) {  // until matching starts (at most 5 minutes)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        if (fs::exists(err) && read_file(err).find("matching") != std::string::npos) break;
+        if (fs::exists(err) && read_file(err).find("\nmatching ") != std::string::npos) break;  // its progress line
     }
     kill(pid, SIGINT);
     int status = 0;

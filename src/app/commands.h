@@ -23,5 +23,7 @@ Command add_eval_command(CLI::App& app);
 Command add_render_command(CLI::App& app);
 Command add_fit_image_command(CLI::App& app);
 Command add_prepare_command(CLI::App& app);
+Command add_export_mesh_command(CLI::App& app);
+Command add_export_points_command(CLI::App& app);
 
 }  // namespace radiant

@@ -224,6 +224,21 @@ std::string write_split(const fs::path& folder, const std::string& split, int n,
 
 }  // namespace
 
+float demo_scene_distance(float x, float y, float z) {
+    const V3 p{x, y, z};
+    auto sphere = [&](V3 c, float r) { return std::abs(std::sqrt(dot(p - c, p - c)) - r); };
+    // The box (half-size 0.3 at (0.45, 0.15, 0.3), turned 0.5 rad about z), in its own frame.
+    const float ca = std::cos(0.5f), sa = std::sin(0.5f);
+    const V3 d = p - V3{0.45f, 0.15f, 0.3f};
+    const V3 l{ca * d.x + sa * d.y, -sa * d.x + ca * d.y, d.z};
+    const V3 q{std::abs(l.x) - 0.3f, std::abs(l.y) - 0.3f, std::abs(l.z) - 0.3f};
+    const V3 qo{std::max(q.x, 0.0f), std::max(q.y, 0.0f), std::max(q.z, 0.0f)};
+    const float box = std::abs(std::sqrt(dot(qo, qo)) + std::min(std::max({q.x, q.y, q.z}), 0.0f));
+    const float r = std::sqrt(x * x + y * y);
+    const float disc = r <= 1.2f ? std::abs(z) : std::sqrt((r - 1.2f) * (r - 1.2f) + z * z);
+    return std::min({sphere({-0.45f, -0.3f, 0.45f}, 0.45f), sphere({0.1f, 0.6f, 0.22f}, 0.22f), box, disc});
+}
+
 DemoScene write_demo_scene(const std::string& folder, const DemoSceneOptions& o) {
     RD_CHECK(o.width > 0 && o.height > 0 && o.train_views > 0 && o.test_views > 0 && o.supersampling > 0);
     std::error_code ec;

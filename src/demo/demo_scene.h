@@ -25,6 +25,10 @@ struct DemoScene {
     std::string train_json, test_json;
 };
 
+// Distance (world units) from a point to the nearest surface of the scene's objects: how far
+// a reconstructed surface (an exported mesh) is from the truth.
+float demo_scene_distance(float x, float y, float z);
+
 // Writes the dataset into `folder` (created if needed; files are replaced).
 DemoScene write_demo_scene(const std::string& folder, const DemoSceneOptions& options = {});
 

@@ -17,7 +17,7 @@ struct RowBuffers {
     std::vector<RaySample> march;
     std::vector<Ray> rays;
     std::vector<MarchCursor> cursors;
-    std::vector<float> T, rgb_acc;
+    std::vector<float> T, rgb_acc, depth_acc;
     std::vector<uint32_t> active, seg_begin;
     SampleArrays samples;                // one round's samples, all active rays back to back
     AlignedVector<float> sigma, rgb;
@@ -29,8 +29,13 @@ struct RowBuffers {
 // them front to back. A ray stops once its transmittance falls below 1e-4, so samples hidden
 // behind surfaces are neither marched nor evaluated.
 ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
-                   const std::array<float, 16>& pose, const float background[3], ThreadPool& pool) {
+                   const std::array<float, 16>& pose, const float background[3], ThreadPool& pool,
+                   ViewExtras* extras) {
     ImageF out(camera.width, camera.height, 3);
+    if (extras) {
+        extras->opacity = ImageF(camera.width, camera.height, 1);
+        extras->depth = ImageF(camera.width, camera.height, 1);
+    }
     const NerfField& field = model.field();
     const MarchConfig& march = model.config().march;
     std::vector<RowBuffers> buffers(size_t(pool.size()));
@@ -45,6 +50,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
         b.cursors.assign(W, MarchCursor{});
         b.T.assign(W, 1.0f);
         b.rgb_acc.assign(3 * W, 0.0f);
+        b.depth_acc.assign(W, 0.0f);
         b.active.resize(W);
         for (size_t x = 0; x < W; ++x) {
             b.rays[x] = camera_ray(camera, pose, model.config().scene, x + 0.5f, y + 0.5f);
@@ -69,10 +75,16 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                 const uint32_t x = b.active[a];
                 float T = b.T[x];
                 float* acc = &b.rgb_acc[3 * x];
+                const Ray& ray = b.rays[x];
                 for (size_t i = b.seg_begin[a]; i < b.seg_begin[a + 1] && T >= kMinTransmittance; ++i) {
                     const float alpha = 1.0f - std::exp(-b.sigma[i] * b.samples.dt[i]);
                     const float w = T * alpha;
                     for (int k = 0; k < 3; ++k) acc[k] += w * b.rgb[3 * i + k];
+                    if (extras) {
+                        const float* p = &b.samples.pos[3 * i];
+                        b.depth_acc[x] += w * ((p[0] - ray.origin.x) * ray.direction.x + (p[1] - ray.origin.y) * ray.direction.y +
+                                               (p[2] - ray.origin.z) * ray.direction.z);
+                    }
                     T *= 1.0f - alpha;
                 }
                 b.T[x] = T;
@@ -80,9 +92,15 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
             }
             b.active.resize(kept);
         }
-        for (size_t x = 0; x < W; ++x)
+        for (size_t x = 0; x < W; ++x) {
             for (int k = 0; k < 3; ++k)
                 out.at(int(x), int(y), k) = std::clamp(b.rgb_acc[3 * x + k] + b.T[x] * background[k], 0.0f, 1.0f);
+            if (extras) {
+                const float opacity = 1.0f - b.T[x];
+                extras->opacity.at(int(x), int(y), 0) = opacity;
+                extras->depth.at(int(x), int(y), 0) = opacity > 1e-6f ? b.depth_acc[x] / opacity : 0.0f;
+            }
+        }
     });
     return out;
 }

@@ -10,10 +10,17 @@
 
 namespace radiant {
 
+// Per-pixel extras a render can also produce (depth views, point clouds, the viewer's modes).
+struct ViewExtras {
+    ImageF opacity;  // 1 channel: 1 - transmittance left at the end of the ray
+    ImageF depth;    // 1 channel: expected termination distance / opacity (unit-cube frame)
+};
+
 // RGB image (values in [0, 1]) of the view from `camera_to_world` (world frame, OpenGL
-// convention) through `camera`. Rows are rendered in parallel.
+// convention) through `camera`. Rows are rendered in parallel. `extras`, when given, receives
+// opacity and depth images of the same size.
 ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                    const std::array<float, 16>& camera_to_world, const float background[3],
-                   ThreadPool& pool);
+                   ThreadPool& pool, ViewExtras* extras = nullptr);
 
 }  // namespace radiant

@@ -134,8 +134,9 @@ void check_out_folder(const PrepareOptions& o, const fs::path& input) {
     const bool empty = !fs::exists(out, ec) || fs::is_empty(out, ec);
     if (empty) return;
     if (o.resume) {
-        if (!fs::exists(out / "colmap" / "database.db", ec))
-            throw Error(o.out, "--resume: this folder holds no interrupted prepare (no colmap/database.db)");
+        // Stopped before COLMAP started there is no database yet, only the staged images.
+        if (!fs::exists(out / "colmap" / "database.db", ec) && !fs::is_directory(out / "images", ec))
+            throw Error(o.out, "--resume: this folder holds no interrupted prepare (no colmap/database.db or images/)");
         return;
     }
     if (!o.force)
