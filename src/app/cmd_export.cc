@@ -61,6 +61,9 @@ int run_export_mesh(ExportMeshOptions& o) {
                 "density threshold %g; %zu of the lattice's blocks evaluated (%zu density values, %zu in filled hollows)\n",
                 r.box[0], r.box[1], r.box[2], r.box[3], r.box[4], r.box[5], o.mesh.resolution, r.threshold,
                 r.stats.blocks_evaluated, r.stats.values_evaluated, r.stats.values_filled);
+    std::string phases;
+    for (const auto& [name, seconds] : r.seconds) phases += fmt::format("{}{} {:.1f} s", phases.empty() ? "" : ", ", name, seconds);
+    std::printf("  time: %s\n", phases.c_str());
     std::printf("wrote %s\n", o.out.c_str());
     return 0;
 }

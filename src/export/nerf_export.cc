@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/timer.h"
 #include "mesh/mesh_ops.h"
 #include "mesh/rasterize.h"
 #include "nerf/render_view.h"
@@ -191,29 +192,38 @@ MeshExportResult export_nerf_mesh(const NerfModel& model, const nlohmann::json& 
                 if (!grid.occupied(Vec3{pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]})) out[i] = 0;
     };
     MeshExportResult r;
+    Timer phase;
+    auto lap = [&](const char* name) { r.seconds.emplace_back(name, phase.seconds()), phase.reset(); };
     r.mesh = extract_isosurface(lattice, seeds, density, iso, pool, &r.stats);
+    lap("marching cubes");
     r.triangles_extracted = r.mesh.triangle_count();
     if (r.mesh.indices.empty())
         throw Error(source, fmt::format("no surface at density {} in the box; try a lower --threshold", threshold));
     r.threshold = threshold;
     r.components_removed = remove_small_components(r.mesh, o.min_component);
+    lap("floaters");
     if (o.remove_hidden && views.is_array() && !views.empty()) {
-        // Up to 48 training views at about 320 pixels, as cameras in the unit-cube frame the
-        // mesh is still in (a scale and an offset leave the projection unchanged).
+        // Up to 32 training views at about 256 pixels (a piece seen by none is hidden, which
+        // needs no finer look), as cameras in the unit-cube frame the mesh is still in (a
+        // scale and an offset leave the projection unchanged).
         std::vector<RasterCamera> cams;
-        const size_t n = std::min<size_t>(48, views.size());
+        const size_t n = std::min<size_t>(32, views.size());
         for (size_t i = 0; i < n; ++i) {
             const auto& v = views[i * views.size() / n];
             const double longest = std::max(v.at("width").get<double>(), v.at("height").get<double>());
-            RasterCamera rc{view_camera(v, std::min(1.0, 320.0 / longest)), v.at("camera_to_world").get<std::array<float, 16>>()};
+            RasterCamera rc{view_camera(v, std::min(1.0, 256.0 / longest)), v.at("camera_to_world").get<std::array<float, 16>>()};
             const float off[3] = {scene.offset.x, scene.offset.y, scene.offset.z};
             for (int a = 0; a < 3; ++a) rc.camera_to_world[size_t(4 * a + 3)] = rc.camera_to_world[size_t(4 * a + 3)] * scene.scale + off[a];
             cams.push_back(rc);
         }
         r.hidden_removed = remove_hidden_components(r.mesh, visible_triangles(r.mesh, cams, pool), 0.01);
         if (r.mesh.indices.empty()) throw Error(source, "no part of the surface is seen by a training camera");
+        lap("visibility");
     }
-    simplify_mesh(r.mesh, o.simplify);
+    if (o.simplify) {
+        simplify_mesh(r.mesh, o.simplify);
+        lap("simplify");
+    }
     compute_vertex_normals(r.mesh);
 
     // Colours: what a camera looking at the vertex along its normal sees. The density at the
@@ -257,6 +267,7 @@ MeshExportResult export_nerf_mesh(const NerfModel& model, const nlohmann::json& 
             }
         }
     });
+    lap("colours");
     for (size_t i = 0; i < nv; ++i) {
         const auto w = unit_to_world(scene, {m.positions[3 * i], m.positions[3 * i + 1], m.positions[3 * i + 2]});
         for (int a = 0; a < 3; ++a) m.positions[3 * i + size_t(a)] = float(w[size_t(a)]);

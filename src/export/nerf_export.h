@@ -6,6 +6,8 @@
 
 #include <array>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -43,6 +45,7 @@ struct MeshExportResult {
     size_t hidden_removed = 0;      // pieces no training camera sees
     size_t triangles_extracted = 0;  // before clean-up and simplification
     float threshold = 0;             // the density used
+    std::vector<std::pair<std::string, double>> seconds;  // per phase, in order
 };
 
 // The default surface density for a model (see MeshExportOptions::threshold).

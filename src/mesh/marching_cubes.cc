@@ -207,41 +207,47 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
                     if (mask == 0 || mask == 255) continue;
                     const CaseTable& ct = tab[size_t(mask)];
                     const uint64_t cell = (uint64_t(c[2]) * uint64_t(P[1]) + uint64_t(c[1])) * uint64_t(P[0]) + uint64_t(c[0]);
-                    float edge_pos[12][3];
+                    auto edge_key = [&](int e) {
+                        const int a = kCubeEdgeCorners[size_t(e)][0];
+                        const uint64_t base = (uint64_t(c[2] + (a >> 2)) * uint64_t(P[1]) + uint64_t(c[1] + (a >> 1 & 1))) *
+                                                  uint64_t(P[0]) + uint64_t(c[0] + (a & 1));
+                        return base * 3 + uint64_t(e / 4);
+                    };
+                    // Crossing point of edge e: linear in the values, kept off the corners so that
+                    // no triangle collapses to a point.
+                    auto edge_point = [&](int e, float* out) {
+                        const int a = kCubeEdgeCorners[size_t(e)][0], bb = kCubeEdgeCorners[size_t(e)][1], axis = e / 4;
+                        const int ca[3] = {c[0] + (a & 1), c[1] + (a >> 1 & 1), c[2] + (a >> 2)};
+                        float t = std::clamp((o.threshold - v[a]) / (v[bb] - v[a]), 1e-4f, 1.0f - 1e-4f);
+                        // A cap against the outside border lies on the lattice's box.
+                        if (ca[axis] == 0) t = 1.0f - 1e-4f;
+                        if (ca[axis] + 1 == P[size_t(axis)] - 1) t = 1e-4f;
+                        for (int k = 0; k < 3; ++k)
+                            out[k] = float(lattice.origin[size_t(k)] + (double(ca[k] - 1) + (k == axis ? double(t) : 0.0)) * lattice.spacing);
+                    };
+                    // Each crossed lattice edge is written once, by the cell it leaves from corner
+                    // 0 (edges 0, 4, 8): the four cells around a crossed edge are all crossed, so
+                    // that cell is always triangulated too.
+                    for (int e : {0, 4, 8}) {
+                        const int a = kCubeEdgeCorners[size_t(e)][0], bb = kCubeEdgeCorners[size_t(e)][1];
+                        if (((mask >> a) & 1) == ((mask >> bb) & 1)) continue;
+                        Crossing x;
+                        x.key = edge_key(e);
+                        edge_point(e, x.pos);
+                        out.crossings.push_back(x);
+                    }
                     for (const auto& tri : ct.triangles)
-                        for (uint8_t e : tri) {
-                            if (e >= 12) {  // a loop's centre: this cell's own vertex
-                                out.triangle_edges.push_back(kCentreKey | (cell * 4 + uint64_t(e - 12)));
-                                continue;
-                            }
-                            const int a = kCubeEdgeCorners[e][0], bb = kCubeEdgeCorners[e][1];
-                            const int axis = e / 4;
-                            const uint64_t base = (uint64_t(c[2] + (a >> 2)) * uint64_t(P[1]) + uint64_t(c[1] + (a >> 1 & 1))) *
-                                                      uint64_t(P[0]) + uint64_t(c[0] + (a & 1));
-                            const uint64_t key = base * 3 + uint64_t(axis);
-                            out.triangle_edges.push_back(key);
-                            // Crossing point: linear in the values, kept off the corners so that
-                            // no triangle collapses to a point.
-                            const int ca[3] = {c[0] + (a & 1), c[1] + (a >> 1 & 1), c[2] + (a >> 2)};
-                            float t = std::clamp((o.threshold - v[a]) / (v[bb] - v[a]), 1e-4f, 1.0f - 1e-4f);
-                            // A cap against the outside border lies on the lattice's box.
-                            if (ca[axis] == 0) t = 1.0f - 1e-4f;
-                            if (ca[axis] + 1 == P[size_t(axis)] - 1) t = 1e-4f;
-                            Crossing x;
-                            x.key = key;
-                            for (int k = 0; k < 3; ++k)
-                                x.pos[k] = edge_pos[e][k] = float(lattice.origin[size_t(k)] +
-                                                                  (double(ca[k] - 1) + (k == axis ? double(t) : 0.0)) * lattice.spacing);
-                            out.crossings.push_back(x);
-                        }
-                    for (size_t l = 0; l < ct.centred_loops.size(); ++l) {
+                        for (uint8_t e : tri)
+                            out.triangle_edges.push_back(e >= 12 ? kCentreKey | (cell * 4 + uint64_t(e - 12)) : edge_key(e));
+                    for (size_t l = 0; l < ct.centred_loops.size(); ++l) {  // a loop's centre: this cell's own vertex
                         Crossing x;
                         x.key = kCentreKey | (cell * 4 + l);
-                        for (int k = 0; k < 3; ++k) {
-                            float sum = 0;
-                            for (uint8_t e : ct.centred_loops[l]) sum += edge_pos[e][k];
-                            x.pos[k] = sum / float(ct.centred_loops[l].size());
+                        float sum[3] = {0, 0, 0}, p[3];
+                        for (uint8_t e : ct.centred_loops[l]) {
+                            edge_point(e, p);
+                            for (int k = 0; k < 3; ++k) sum[k] += p[k];
                         }
+                        for (int k = 0; k < 3; ++k) x.pos[k] = sum[k] / float(ct.centred_loops[l].size());
                         out.crossings.push_back(x);
                     }
                     // The surface leaves through a mixed face on the block's border: the cell
@@ -397,22 +403,29 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
     // Vertices: one per crossed lattice edge.
     std::vector<Crossing> all;
     size_t tris = 0;
-    for (const auto& out : outputs) {
+    for (const auto& out : outputs) tris += out.crossings.size();
+    all.reserve(tris);
+    tris = 0;
+    for (auto& out : outputs) {
         all.insert(all.end(), out.crossings.begin(), out.crossings.end());
+        std::vector<Crossing>().swap(out.crossings);
         tris += out.triangle_edges.size();
     }
     std::sort(all.begin(), all.end(), [](const Crossing& a, const Crossing& b) { return a.key < b.key; });
-    all.erase(std::unique(all.begin(), all.end(), [](const Crossing& a, const Crossing& b) { return a.key == b.key; }),
+    RD_DCHECK(std::adjacent_find(all.begin(), all.end(), [](const Crossing& a, const Crossing& b) { return a.key == b.key; }) ==
               all.end());
     Mesh mesh;
     mesh.positions.reserve(3 * all.size());
     for (const auto& x : all) mesh.positions.insert(mesh.positions.end(), x.pos, x.pos + 3);
     mesh.indices.reserve(tris);
-    for (const auto& out : outputs)
+    for (auto& out : outputs) {
         for (uint64_t key : out.triangle_edges) {
             const auto it = std::lower_bound(all.begin(), all.end(), key, [](const Crossing& a, uint64_t k) { return a.key < k; });
+            RD_DCHECK(it != all.end() && it->key == key);
             mesh.indices.push_back(uint32_t(it - all.begin()));
         }
+        std::vector<uint64_t>().swap(out.triangle_edges);
+    }
     if (stats) *stats = st;
     return mesh;
 }
