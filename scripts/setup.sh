@@ -13,7 +13,12 @@ packages=(
     ffmpeg                # video frames in (prepare), MP4 out (render)
     libmeshoptimizer-dev  # mesh simplification (export-mesh --simplify)
     assimp-utils          # an independent mesh reader for the tests (assimp info)
+    libcpp-httplib-dev    # the web viewer's HTTP server (radiant view, train --view)
+    chromium              # headless browser for the viewer's browser test
 )
+# Node.js and npm drive the browser test (puppeteer-core); any Node >= 18 will do, so a Node
+# that is already installed (e.g. NodeSource's, which bundles npm) is kept.
+command -v npm > /dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -22,12 +27,22 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
     echo "setup: all ${#packages[@]} packages already installed"
-    exit 0
+else
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    echo "setup: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# puppeteer-core for the browser test, pinned by tests/browser/package-lock.json; it drives
+# Debian's chromium and downloads no browser. Only reinstalled when the lock file changes. Without
+# the npm registry the browser test skips with a message; nothing else needs it.
+browser_dir="$(dirname "$0")/../tests/browser"
+if [ ! -f "$browser_dir/node_modules/.package-lock.json" ] ||
+   [ "$browser_dir/package-lock.json" -nt "$browser_dir/node_modules/.package-lock.json" ]; then
+    echo "setup: npm ci in tests/browser (puppeteer-core)"
+    (cd "$browser_dir" && npm ci --no-audit --no-fund --loglevel=error) ||
+        echo "setup: npm ci failed; the browser test will skip"
+fi

@@ -14,6 +14,7 @@
 #include "core/thread_pool.h"
 #include "io/image.h"
 #include "io/transforms.h"
+#include "nerf/camera_path.h"
 #include "nerf/model_io.h"
 #include "nerf/render_view.h"
 
@@ -124,18 +125,39 @@ std::vector<View> transforms_views(const std::string& path, int width, int heigh
     return out;
 }
 
+// The frames of a camera path (the viewer's path editor), at its size unless --width/--height.
+std::vector<View> path_views(const std::string& file, int width, int height) {
+    const CameraPath path = load_camera_path(file);
+    const int w = width > 0 ? width : height > 0 ? int(std::lround(double(path.width) * height / path.height)) : path.width;
+    const int h = height > 0 ? height : int(std::lround(double(path.height) * w / path.width));
+    std::vector<View> out;
+    const int n = path.frame_count();
+    for (int i = 0; i < n; ++i) {
+        const CameraKeyframe k = sample_camera_path(path, n > 1 ? double(i) / double(n - 1) : 0.0);
+        CameraIntrinsics c;
+        c.width = w;
+        c.height = h;
+        c.camera_angle_x = float(k.fov_x);
+        c.resolve();
+        out.push_back({c, keyframe_matrix(k)});
+    }
+    return out;
+}
+
 }  // namespace
 
 RenderResult run_render(const RenderOptions& o) {
-    if (o.orbit < 0 || (o.transforms.empty() && o.orbit == 0))
-        throw Error("--orbit", "an orbit needs at least 1 frame (give --orbit N with N >= 1, or --transforms T)");
-    if (!o.transforms.empty() && o.orbit > 0) throw Error("--orbit", "give either --orbit or --transforms, not both");
+    const int sources = (o.orbit != 0) + !o.transforms.empty() + !o.path.empty();
+    if (o.orbit < 0 || sources == 0)
+        throw Error("--orbit", "give --orbit N (at least 1 frame), --transforms T or --path P");
+    if (sources > 1) throw Error("--orbit", "give one of --orbit, --transforms and --path");
     if (o.width < 0 || o.height < 0 || o.width > 16384 || o.height > 16384)
         throw Error("--width", "image size must be between 1 and 16384 pixels");
     const std::array<float, 3> bg = parse_background(o.background);
     LoadedModel loaded = load_model_snapshot(o.snapshot);
-    const std::vector<View> views =
-        o.transforms.empty() ? orbit_views(loaded, o.orbit, o.width, o.height) : transforms_views(o.transforms, o.width, o.height);
+    const std::vector<View> views = !o.path.empty()       ? path_views(o.path, o.width, o.height)
+                                    : o.transforms.empty() ? orbit_views(loaded, o.orbit, o.width, o.height)
+                                                           : transforms_views(o.transforms, o.width, o.height);
     if (views.empty()) throw Error(o.transforms, "no views to render");
     make_output_dir(o.out_dir, "--out-dir");
     ThreadPool pool(o.threads);
@@ -155,7 +177,8 @@ RenderResult run_render(const RenderOptions& o) {
     std::printf("%zu frames (%dx%d) in %s/frame_NNNN.png\n", views.size(), views[0].camera.width,
                 views[0].camera.height, o.out_dir.c_str());
     if (have_program("ffmpeg") && views.size() > 1) {
-        const std::string video = (fs::path(o.out_dir) / (o.transforms.empty() ? "orbit.mp4" : "views.mp4")).string();
+        const std::string video =
+            (fs::path(o.out_dir) / (!o.path.empty() ? "path.mp4" : o.transforms.empty() ? "orbit.mp4" : "views.mp4")).string();
         const std::string tmp = video + ".tmp.mp4";
         const std::string cmd = fmt::format(
             "ffmpeg -y -loglevel error -framerate {} -i '{}/frame_%04d.png' -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' "
@@ -182,6 +205,7 @@ Command add_render_command(CLI::App& app) {
     cmd->add_option("SNAPSHOT", o->snapshot, ".radiant snapshot from `radiant train`")->required();
     cmd->add_option("--orbit", o->orbit, "render N frames on a circle around the scene at the training cameras' height");
     cmd->add_option("--transforms", o->transforms, "render the camera of every frame of this transforms json");
+    cmd->add_option("--path", o->path, "render a camera path (JSON from the viewer's path editor)");
     cmd->add_option("--width", o->width, "image width (default: the training views' or the json's)");
     cmd->add_option("--height", o->height, "image height (default: keeps the aspect ratio)");
     cmd->add_option("--out-dir", o->out_dir, "folder for the frames")->capture_default_str();

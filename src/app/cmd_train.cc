@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <csignal>
 #include <cmath>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "app/cli_util.h"
 #include "app/commands.h"
@@ -23,6 +25,7 @@
 #include "nerf/render_view.h"
 #include "nerf/trainer.h"
 #include "nerf/training_session.h"
+#include "view/training_viewer.h"
 #include "nn/amx.h"
 
 namespace radiant {
@@ -123,13 +126,25 @@ TrainResult run_train(const TrainOptions& o) {
     TrainResult result;
     result.snapshot = snapshot_path;
     StopSignals signals;
+    std::unique_ptr<TrainingViewer> viewer;
+    if (o.view) {
+        viewer = std::make_unique<TrainingViewer>(session, views_to_json(images),
+                                                  viewer_options(o.view_host, o.view_port, o.view_token, 1));
+        progress.message("viewer: " + viewer->url());
+    }
     int stopped_by = 0;
+    std::optional<TrainingSession::StepResult> last;
     while (session.status() == TrainingSession::Status::kRunning) {
         if ((stopped_by = StopSignals::requested())) {
             session.request_stop();
             break;
         }
+        if (viewer && viewer->between_steps(last ? &*last : nullptr)) {  // paused from the page
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            continue;
+        }
         const TrainingSession::StepResult r = session.step();
+        last = r;
         if (session.status() == TrainingSession::Status::kDiverged) {
             progress.finish(state);
             std::fprintf(stderr, "radiant: error: training diverged: non-finite loss at step %llu; %s\n",
@@ -152,6 +167,12 @@ TrainResult run_train(const TrainOptions& o) {
     if (!stopped_by && session.status() == TrainingSession::Status::kStopped) stopped_by = -1;  // --stop-at-step
     progress.finish(state);
     session.save();
+    if (viewer) {
+        viewer->finish();
+        viewer.reset();
+        std::fprintf(stderr, "train: the viewer closed with training; look at the result with: radiant view %s\n",
+                     snapshot_path.c_str());
+    }
 
     result.steps = session.steps();
     result.seconds = session.seconds();
@@ -237,6 +258,14 @@ Command add_train_command(CLI::App& app) {
         ->check(CLI::Range(1e-6f, 1e38f))
         ->capture_default_str();
     cmd->add_option("--loss", o->loss, "loss: l2 or huber")->check(CLI::IsMember({"l2", "huber"}))->capture_default_str();
+    cmd->add_flag("--view", o->view, "serve the viewer while training: the page follows training, can pause, resume "
+                                     "and save (open the printed URL)");
+    cmd->add_option("--port", o->view_port, "viewer port with --view (0: any free one)")
+        ->check(CLI::Range(0, 65535))
+        ->capture_default_str();
+    cmd->add_option("--host", o->view_host, "viewer address with --view; anything but loopback requires the token")
+        ->capture_default_str();
+    cmd->add_option("--token", o->view_token, "viewer access token with --view (default: random when not loopback)");
     cmd->add_option("--precision", o->precision, "MLP matrix products: fp32, or bf16 on Intel AMX (fp32 elsewhere)")
         ->check(CLI::IsMember({"fp32", "bf16"}))
         ->capture_default_str();

@@ -9,6 +9,10 @@
 
 namespace radiant {
 
+struct ViewerOptions;
+// The viewer's listening options: a non-loopback host always gets a token (random if none given).
+ViewerOptions viewer_options(const std::string& host, int port, const std::string& token, int threads);
+
 struct TrainOptions {
     std::string scene;
     int downscale = 1;
@@ -31,6 +35,10 @@ struct TrainOptions {
     float lr = 1e-2f;
     std::string loss = "l2";
     std::string precision = "bf16";
+    bool view = false;  // serve the viewer while training
+    std::string view_host = "127.0.0.1";
+    int view_port = 7007;
+    std::string view_token;
 };
 
 struct TrainResult {
@@ -64,6 +72,7 @@ struct RenderOptions {
     std::string snapshot;
     int orbit = 0;           // frames of an orbit around the scene
     std::string transforms;  // or the views of a transforms file
+    std::string path;        // or a camera path (radiant-camera-path JSON)
     int width = 0, height = 0;  // 0: the training views' size
     std::string out_dir = "render";
     std::string background = "white";

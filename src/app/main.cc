@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
     std::vector<radiant::Command> commands = {
         radiant::add_demo_command(app),      radiant::add_prepare_command(app), radiant::add_train_command(app),
         radiant::add_eval_command(app),      radiant::add_render_command(app),
-        radiant::add_export_mesh_command(app), radiant::add_export_points_command(app),
+        radiant::add_view_command(app),        radiant::add_export_mesh_command(app),
+        radiant::add_export_points_command(app),
         radiant::add_fit_image_command(app),
     };
 

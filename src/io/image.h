@@ -59,6 +59,9 @@ ImageF to_float(const RawImage& raw);
 void save_png(const std::string& path, const ImageF& image, int bit_depth = 8);
 std::string encode_png(const ImageF& image, int bit_depth, const std::string& path_for_errors);
 
+// Baseline JPEG of a 1- or 3-channel image (values clamped to [0, 1]), quality 1..100.
+std::string encode_jpeg(const ImageF& image, int quality = 90);
+
 // Format-specific decoders used by decode_image.
 RawImage decode_png(std::string_view bytes, const std::string& path);
 RawImage decode_jpeg(std::string_view bytes, const std::string& path);

@@ -1,7 +1,12 @@
 // JPEG through libjpeg(-turbo). Errors longjmp out of the library and become radiant::Error.
 #include <csetjmp>
 #include <cstddef>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <vector>
 
 #include <jpeglib.h>
 #include <jerror.h>
@@ -61,6 +66,43 @@ RawImage decode_jpeg(std::string_view bytes, const std::string& path) {
     jpeg_finish_decompress(&cinfo);
     jpeg_destroy_decompress(&cinfo);
     return img;
+}
+
+std::string encode_jpeg(const ImageF& image, int quality) {
+    RD_CHECK(image.channels == 1 || image.channels == 3);
+    RD_CHECK(image.width > 0 && image.height > 0);
+    jpeg_compress_struct cinfo;
+    ErrorManager err;
+    cinfo.err = jpeg_std_error(&err.base);
+    err.base.error_exit = on_error_exit;
+    unsigned char* buffer = nullptr;
+    unsigned long size = 0;
+    if (setjmp(err.jump)) {  // only on out-of-memory: the input is checked above
+        jpeg_destroy_compress(&cinfo);
+        std::free(buffer);
+        throw std::bad_alloc();
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, &buffer, &size);
+    cinfo.image_width = JDIMENSION(image.width);
+    cinfo.image_height = JDIMENSION(image.height);
+    cinfo.input_components = image.channels;
+    cinfo.in_color_space = image.channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, std::clamp(quality, 1, 100), TRUE);
+    jpeg_start_compress(&cinfo, TRUE);
+    std::vector<unsigned char> row(size_t(image.width) * size_t(image.channels));
+    while (cinfo.next_scanline < cinfo.image_height) {
+        const float* src = &image.pixels[size_t(cinfo.next_scanline) * row.size()];
+        for (size_t i = 0; i < row.size(); ++i) row[i] = (unsigned char)std::lround(std::clamp(src[i], 0.0f, 1.0f) * 255.0f);
+        JSAMPROW r = row.data();
+        jpeg_write_scanlines(&cinfo, &r, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    std::string out(reinterpret_cast<const char*>(buffer), size);
+    std::free(buffer);
+    return out;
 }
 
 ImageSize jpeg_size(std::string_view bytes, const std::string& path) {

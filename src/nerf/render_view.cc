@@ -30,7 +30,7 @@ struct RowBuffers {
 // behind surfaces are neither marched nor evaluated.
 ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                    const std::array<float, 16>& pose, const float background[3], ThreadPool& pool,
-                   ViewExtras* extras) {
+                   ViewExtras* extras, const std::function<bool()>& cancelled) {
     ImageF out(camera.width, camera.height, 3);
     if (extras) {
         extras->opacity = ImageF(camera.width, camera.height, 1);
@@ -44,6 +44,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
         b.march.resize(kSegment);
     }
     pool.parallel_for(size_t(camera.height), [&](size_t y, int t) {
+        if (cancelled && cancelled()) return;
         RowBuffers& b = buffers[size_t(t)];
         const size_t W = size_t(camera.width);
         b.rays.resize(W);

@@ -1,0 +1,22 @@
+# Writes a C++ file holding the viewer's page assets as byte arrays (run at build time, so the
+# binary needs no files beside it). Usage:
+#   cmake -DOUTPUT=out.cc -DASSETS="url|content-type|file;..." -P embed_assets.cmake
+set(body "// Generated from web/ by cmake/embed_assets.cmake; do not edit.\n#include \"view/assets.h\"\n\nnamespace radiant {\nnamespace {\n")
+set(table "")
+set(i 0)
+foreach(asset IN LISTS ASSETS)
+    string(REPLACE "|" ";" parts "${asset}")
+    list(GET parts 0 url)
+    list(GET parts 1 type)
+    list(GET parts 2 file)
+    file(READ "${file}" hex HEX)
+    string(LENGTH "${hex}" n)
+    math(EXPR bytes "${n} / 2")
+    string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," chars "${hex}")
+    string(APPEND body "const char kAsset${i}[] = {${chars}};\n")
+    string(APPEND table "        {\"${url}\", \"${type}\", kAsset${i}, ${bytes}},\n")
+    math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND body "}  // namespace\n\nconst std::vector<ViewerAsset>& viewer_assets() {\n    static const std::vector<ViewerAsset> assets = {\n${table}    };\n    return assets;\n}\n\n}  // namespace radiant\n")
+file(WRITE "${OUTPUT}.tmp" "${body}")
+file(RENAME "${OUTPUT}.tmp" "${OUTPUT}")
