@@ -9,17 +9,23 @@
 
 namespace radiant::test {
 
+// Writes the built-in scene at 32x32 (12 training views) into `folder`: a few training steps
+// take well under a second.
+inline DemoScene write_tiny_demo_scene(const std::string& folder, int test_views = 2) {
+    DemoSceneOptions o;
+    o.width = o.height = 32;
+    o.train_views = 12;
+    o.test_views = test_views;
+    o.supersampling = 1;
+    return write_demo_scene(folder, o);
+}
+
 struct SmallDemoScene {
     TempDir dir;
     Dataset train;
     ImageSet images, val;  // 12 training views, 2 held-out views
     explicit SmallDemoScene(ThreadPool& pool) {
-        DemoSceneOptions o;
-        o.width = o.height = 32;
-        o.train_views = 12;
-        o.test_views = 2;
-        o.supersampling = 1;
-        const DemoScene s = write_demo_scene(dir / "scene", o);
+        const DemoScene s = write_tiny_demo_scene(dir / "scene");
         train = load_transforms(s.train_json);
         images = stage_images(train, {1}, pool);
         val = stage_images(load_transforms(s.test_json), {1}, pool);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli_test_util.h"
+#include "small_demo_scene.h"
 #include "demo/demo_scene.h"
 #include "nerf/camera_path.h"
 #include "io/image.h"
@@ -80,12 +81,7 @@ TEST(CameraPath, JsonRoundTripAndErrors) {
 
 TEST(CameraPath, RenderPathWritesItsFrames) {
     test::TempDir dir;
-    DemoSceneOptions o;
-    o.width = o.height = 32;
-    o.train_views = 12;
-    o.test_views = 1;
-    o.supersampling = 1;
-    const DemoScene scene = write_demo_scene(dir / "scene", o);
+    const DemoScene scene = test::write_tiny_demo_scene(dir / "scene", 1);
     test::RunResult r = test::run_radiant(dir, "train " + scene.train_json + " --steps 20 --target-samples 4096 --log2-table 14 --snapshot " +
                                                    (dir / "s.radiant"));
     ASSERT_EQ(r.exit_code, 0) << r.err;

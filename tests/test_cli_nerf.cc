@@ -17,6 +17,7 @@
 #include "io/image.h"
 #include "io/snapshot.h"
 #include "cli_test_util.h"
+#include "small_demo_scene.h"
 #include "test_util.h"
 
 namespace radiant {
@@ -33,14 +34,7 @@ RunResult run(const test::TempDir& dir, const std::string& args) { return test::
 struct Scene {
     test::TempDir dir;
     DemoScene scene;
-    Scene() {
-        DemoSceneOptions o;
-        o.width = o.height = 32;
-        o.train_views = 12;
-        o.test_views = 2;
-        o.supersampling = 1;
-        scene = write_demo_scene(dir / "scene", o);
-    }
+    Scene() : scene(test::write_tiny_demo_scene(dir / "scene")) {}
     std::string train_args(const std::string& snapshot) const {
         return "train " + scene.train_json + " --log2-table 14 --target-samples 4096 --threads 2 --seed 9 --snapshot " +
                snapshot;

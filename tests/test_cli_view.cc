@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli_test_util.h"
+#include "small_demo_scene.h"
 #include "demo/demo_scene.h"
 #include "test_util.h"
 
@@ -59,14 +60,7 @@ int stop(pid_t pid) {
 struct TinyScene {
     test::TempDir dir;
     DemoScene scene;
-    TinyScene() {
-        DemoSceneOptions o;
-        o.width = o.height = 32;
-        o.train_views = 12;
-        o.test_views = 1;
-        o.supersampling = 1;
-        scene = write_demo_scene(dir / "scene", o);
-    }
+    TinyScene() : scene(test::write_tiny_demo_scene(dir / "scene", 1)) {}
     std::string train_args() const { return "train " + scene.train_json + " --target-samples 4096 --log2-table 14"; }
 };
 

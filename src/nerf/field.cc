@@ -85,13 +85,26 @@ void NerfField::map_positions(const float* positions, size_t n, float* out) cons
 }
 
 void NerfField::density(const float* params, const float* packed, const float* positions,
-                        size_t n, Workspace& ws, float* sigma) const {
+                        size_t n, Workspace& ws, float* sigma, float* geometry) const {
     const int enc_dims = m_grid.n_output_dims();
     map_positions(positions, n, ws.enc_pos.data());
     m_grid.forward(params, ws.enc_pos.data(), n, ws.enc.data(), enc_dims);
     const float* h = m_density.forward(packed, ws.enc.data(), enc_dims, n, ws.density);
-    const size_t hs = m_density.output_stride();
+    const size_t hs = m_density.output_stride(), G = m_config.geometry_features;
     for (size_t i = 0; i < n; ++i) sigma[i] = std::exp(std::min(h[i * hs], kMaxLogDensity));
+    if (geometry)
+        for (size_t i = 0; i < n; ++i) std::memcpy(&geometry[i * G], &h[i * hs], sizeof(float) * G);
+}
+
+void NerfField::color(const float* packed, const float* geometry, const float* directions, size_t n,
+                      Workspace& ws, float* rgb) const {
+    const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
+    for (size_t i = 0; i < n; ++i) std::memcpy(&ws.color_in[i * cin], &geometry[i * G], sizeof(float) * G);
+    sh_encode(directions, n, ws.color_in.data() + G, cin);
+    const float* c = m_color.forward(packed + m_density.packed_size(), ws.color_in.data(), cin, n, ws.color);
+    const size_t cs = m_color.output_stride();
+    for (size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) rgb[3 * i + k] = c[i * cs + k];
 }
 
 void NerfField::forward(const float* params, const float* packed, const float* positions,

@@ -59,9 +59,15 @@ public:
     // sigma[i] (density, 1/unit-cube length) and rgb[3i..3i+2] for n <= max_tile samples.
     void forward(const float* params, const float* packed, const float* positions,
                  const float* directions, size_t n, Workspace& ws, float* sigma, float* rgb) const;
-    // Density only (occupancy-grid updates).
+    // Density only (occupancy-grid updates). With `geometry` ([n][geometry_features], may be
+    // null) also the density MLP's outputs, so that color() can finish the samples that matter.
     void density(const float* params, const float* packed, const float* positions, size_t n,
-                 Workspace& ws, float* sigma) const;
+                 Workspace& ws, float* sigma, float* geometry = nullptr) const;
+    // The colour of n <= max_tile samples from their geometry features (density()) and view
+    // directions: forward() split in two, so a renderer skips the colour MLP where the
+    // compositing weight is negligible. Same values as forward().
+    void color(const float* packed, const float* geometry, const float* directions, size_t n,
+               Workspace& ws, float* rgb) const;
     // Backward of the tile last passed to forward(): adds MLP weight gradients to mlp_grad
     // (the parameters from density_offset() on, i.e. mlp_grad[0] is the first density-MLP
     // weight) and writes dL/d(encoding) row-major [n][L*F] to d_enc; the caller scatters

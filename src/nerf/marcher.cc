@@ -47,7 +47,7 @@ size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchC
         const float half = 0.5f * float(1 << (K - 1));
         if (!intersect_box(ray, 0.5f - half, 0.5f + half, cursor.t, cursor.t_end)) cursor.done = true;
     }
-    const float R = float(grid.config().resolution);
+    const int R = grid.config().resolution, B = grid.block_size();
     float t = cursor.t;
     size_t count = 0;
     while (!cursor.done && count < max_count) {
@@ -62,20 +62,27 @@ size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchC
             cursor.done = true;
             break;
         }
-        const size_t cell = grid.cell_of(p, k);
+        // The cell's integer coordinates in cascade k (as OccupancyGrid::cell_of).
+        const float size = float(1 << k), origin = 0.5f - 0.5f * size, cell_size = size / float(R);
+        const int x = std::clamp(int((p.x - origin) / size * float(R)), 0, R - 1);
+        const int y = std::clamp(int((p.y - origin) / size * float(R)), 0, R - 1);
+        const int z = std::clamp(int((p.z - origin) / size * float(R)), 0, R - 1);
         // Step: min_step, growing with distance, capped at this cascade's cell size.
-        const float cell_size = float(1 << k) / R;
         const float dt = std::clamp(t * cfg.cone_angle, cfg.min_step, std::max(cfg.min_step, cell_size));
-        if (grid.occupied_cell(k, cell)) {
+        if (grid.occupied_cell(k, x, y, z)) {
             out[count++] = {p, t, dt};
             ++cursor.emitted;
             t += dt;
-        } else {
-            Vec3 lo, hi;
-            grid.cell_bounds(k, cell, lo, hi);
-            // Jump to the cell's exit (plus a hair, so the next lookup lands in the next cell).
-            t = std::max(t + 1e-6f, exit_distance(ray, lo, hi) + 1e-5f * cell_size);
+            continue;
         }
+        // Empty: jump to the exit of the cell, or of its whole block when that is empty too
+        // (plus a hair, so the next lookup lands in the next cell).
+        const bool block_empty = B > 1 && !grid.occupied_block(k, x / B, y / B, z / B);
+        const int span = block_empty ? B : 1;
+        const int bx = block_empty ? x - x % B : x, by = block_empty ? y - y % B : y, bz = block_empty ? z - z % B : z;
+        const Vec3 lo{origin + float(bx) * cell_size, origin + float(by) * cell_size, origin + float(bz) * cell_size};
+        const Vec3 hi{lo.x + float(span) * cell_size, lo.y + float(span) * cell_size, lo.z + float(span) * cell_size};
+        t = std::max(t + 1e-6f, exit_distance(ray, lo, hi) + 1e-5f * cell_size);
     }
     cursor.t = t;
     return count;

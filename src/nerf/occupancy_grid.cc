@@ -18,13 +18,9 @@ OccupancyGrid::OccupancyGrid(const OccupancyGridConfig& c) : m_config(c) {
     m_cells = size_t(c.resolution) * c.resolution * c.resolution;
     m_density.assign(m_cells * c.n_cascades, 0.0f);
     m_bits.assign(m_cells * c.n_cascades, 0);
-}
-
-int OccupancyGrid::cascade_of(const Vec3& p) const {
-    const float extent = std::max({std::abs(p.x - 0.5f), std::abs(p.y - 0.5f), std::abs(p.z - 0.5f)});
-    int k = 0;
-    while (k < m_config.n_cascades && extent > 0.5f * float(1 << k)) ++k;
-    return k;
+    m_block = c.resolution % 8 == 0 ? 8 : 1;
+    const size_t n = size_t(c.resolution / m_block);
+    m_block_bits.assign(n * n * n * size_t(c.n_cascades), 0);
 }
 
 size_t OccupancyGrid::cell_of(const Vec3& p, int k) const {
@@ -85,6 +81,14 @@ void OccupancyGrid::rebuild_bits() {
     const float mean = float(sum / double(std::max<size_t>(m_density.size(), 1)));
     const float threshold = std::min(m_config.threshold, mean);
     for (size_t i = 0; i < m_density.size(); ++i) m_bits[i] = m_density[i] > threshold ? 1 : 0;
+    const int R = m_config.resolution, n = R / m_block;
+    std::fill(m_block_bits.begin(), m_block_bits.end(), uint8_t(0));
+    for (int k = 0; k < m_config.n_cascades; ++k)
+        for (int z = 0; z < R; ++z)
+            for (int y = 0; y < R; ++y)
+                for (int x = 0; x < R; ++x)
+                    if (occupied_cell(k, x, y, z))
+                        m_block_bits[((size_t(k) * n + z / m_block) * n + y / m_block) * n + x / m_block] = 1;
 }
 
 double OccupancyGrid::occupied_fraction() const {

@@ -8,6 +8,8 @@
 // min(threshold, mean estimate over the grid).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -36,13 +38,31 @@ public:
     size_t n_cells() const { return m_density.size(); }
 
     // Smallest cascade whose cube contains p (n_cascades if none does).
-    int cascade_of(const Vec3& p) const;
+    int cascade_of(const Vec3& p) const {
+        const float extent = std::max({std::abs(p.x - 0.5f), std::abs(p.y - 0.5f), std::abs(p.z - 0.5f)});
+        int k = 0;
+        while (k < m_config.n_cascades && extent > 0.5f * float(1 << k)) ++k;
+        return k;
+    }
     // Cell index within cascade `k` of a point inside it (clamped to the grid).
     size_t cell_of(const Vec3& p, int k) const;
     // The cell's [lo, hi) box in the unit-cube frame.
     void cell_bounds(int k, size_t cell, Vec3& lo, Vec3& hi) const;
     bool occupied(const Vec3& p) const;
     bool occupied_cell(int k, size_t cell) const { return m_bits[k * m_cells + cell] != 0; }
+    // Cells per axis of a block: blocks (8^3 cells when the resolution allows) record whether
+    // any of their cells is occupied, so the marcher crosses empty space a block at a time.
+    int block_size() const { return m_block; }
+    // Whether block (bx, by, bz) of cascade k (block coordinates: cell coordinates / block_size)
+    // has an occupied cell.
+    bool occupied_block(int k, int bx, int by, int bz) const {
+        const size_t n = size_t(m_config.resolution / m_block);
+        return m_block_bits[(size_t(k) * n + size_t(bz)) * n * n + size_t(by) * n + size_t(bx)] != 0;
+    }
+    bool occupied_cell(int k, int x, int y, int z) const {
+        const size_t R = size_t(m_config.resolution);
+        return m_bits[size_t(k) * m_cells + (size_t(z) * R + size_t(y)) * R + size_t(x)] != 0;
+    }
 
     // Density at n points, pos[3*i..3*i+2] (unit-cube frame) -> out[i].
     using DensityFn = std::function<void(const float* pos, size_t n, float* out)>;
@@ -64,6 +84,8 @@ private:
     size_t m_cells;
     std::vector<float> m_density;
     std::vector<uint8_t> m_bits;
+    int m_block = 1;
+    std::vector<uint8_t> m_block_bits;  // [cascade][bz][by][bx]
 };
 
 }  // namespace radiant
