@@ -26,6 +26,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include <fmt/format.h>
@@ -50,6 +51,9 @@ struct Args {
     double preview_scale = 0.25, seconds = 10;
 };
 
+// One client id per run: the server drops frames older than the newest of a client.
+std::string client_id() { return "bench-" + std::to_string(::getpid()); }
+
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 nlohmann::json pose_json(const std::array<float, 16>& m) {
@@ -72,7 +76,7 @@ nlohmann::json camera_request(const StagedImage& im, double scale, double angle,
     const double k = double(w) / im.width;
     return {{"transform_matrix", pose_json(m)}, {"fl_x", im.camera.fl_x * k}, {"fl_y", im.camera.fl_y * k},
             {"cx", im.camera.cx * k}, {"cy", im.camera.cy * k}, {"w", w}, {"h", h}, {"background", {1, 1, 1}},
-            {"format", format}, {"quality", 88}, {"client", "bench"}};
+            {"format", format}, {"quality", 88}, {"client", client_id()}};
 }
 
 struct Viewer {

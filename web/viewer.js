@@ -89,7 +89,7 @@ async function requestFrame(kind) {
   if (!scene) return;
   const training = status && status.training && !status.paused && !status.finished;
   // While training, frames are small so that the viewer takes little from the trainer.
-  const scale = kind === 'refined' ? (training ? 0.5 : 1) : 0.25;
+  const scale = kind === 'refined' ? (training ? 0.5 : 1) : kind === 'live' ? 0.25 : previewScale(training);
   const [w, h] = viewportSize(scale);
   const body = renderBody(w, h, 'jpeg');
   if (controller) controller.abort();
@@ -108,7 +108,11 @@ async function requestFrame(kind) {
     $('frame').src = url;
     if (shownUrl) URL.revokeObjectURL(shownUrl);
     shownUrl = url;
-    $('badge').textContent = `${kind} ${w}x${h} · ${Math.round(performance.now() - t0)} ms`;
+    const ms = performance.now() - t0;
+    // The server's speed (pixels per second, smoothed) sets the size of the next previews.
+    const rate = w * h / Math.max(ms, 1) * 1000;
+    pixelRate = pixelRate ? 0.7 * pixelRate + 0.3 * rate : rate;
+    $('badge').textContent = `${kind} ${w}x${h} · ${Math.round(ms)} ms`;
     frames += 1;
   } catch (e) {
     if (e.name !== 'AbortError') say('render: ' + e.message);
@@ -117,7 +121,14 @@ async function requestFrame(kind) {
     pump();
   }
 }
-let shownSeq = 0, frames = 0;
+let shownSeq = 0, frames = 0, pixelRate = 0;
+// Previews as large as the server renders in ~80 ms (about 10 frames/s with the transfer),
+// between 1/16 and 1/2 of the window (1/4 at most while training, to leave the trainer room).
+function previewScale(training) {
+  const [W, H] = viewportSize(1);
+  const fit = pixelRate ? Math.sqrt(0.08 * pixelRate / (W * H)) : 0.25;
+  return Math.min(Math.max(fit, 1 / 16), training ? 0.25 : 0.5);
+}
 function changed() {
   dirty = true;
   lastChange = performance.now();

@@ -161,12 +161,25 @@ void ViewerServer::setup_routes() {
             if (superseded()) return reply_error(res, 409, "superseded by a newer request");
             if (std::chrono::steady_clock::now() > give_up) return reply_error(res, 503, "busy rendering; try again");
         }
+        // Beside a trainer, renders take at most max_render_share of the time: a render of d
+        // seconds keeps the next one waiting d * (1 / share - 1).
+        while (std::chrono::steady_clock::now() < m_next_render) {
+            if (superseded()) return reply_error(res, 409, "superseded by a newer request");
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
         if (superseded()) return reply_error(res, 409, "superseded by a newer request");
+        const auto render_start = std::chrono::steady_clock::now();
         const std::shared_ptr<const NerfModel> model = m_model.current();
         if (!model) return reply_error(res, 503, "the model is not ready yet");
         ViewExtras extras;
         const ImageF rgb = render_view(*model, r.camera, r.camera_to_world, r.background.data(), m_pool,
                                        r.mode == RenderMode::kRgb ? nullptr : &extras, superseded);
+        if (m_options.max_render_share > 0 && m_options.max_render_share < 1) {
+            const auto took = std::chrono::steady_clock::now() - render_start;
+            m_next_render = std::chrono::steady_clock::now() +
+                            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                took * (1.0 / m_options.max_render_share - 1.0));
+        }
         slot.unlock();
         if (superseded()) return reply_error(res, 409, "superseded by a newer request");
         const ImageF image = mode_image(r.mode, rgb, extras);

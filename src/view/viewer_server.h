@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,6 +38,9 @@ struct ViewerOptions {
     int port = 7007;      // 0: any free port
     std::string token;    // empty: none needed (loopback only)
     int render_threads = 0;
+    // The most of the wall time renders may take (0: no limit); `train --view` keeps the
+    // trainer most of the machine this way, whatever the page asks.
+    double max_render_share = 0;
 };
 
 // Whether `host` only accepts connections from this machine.
@@ -69,6 +73,7 @@ private:
     int m_port = 0;
     ThreadPool m_pool;
     std::timed_mutex m_render_slot;
+    std::chrono::steady_clock::time_point m_next_render{};  // guarded by m_render_slot
     std::mutex m_clients_mutex;
     std::map<std::string, std::shared_ptr<std::atomic<uint64_t>>> m_latest_seq;
 };
