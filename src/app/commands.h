@@ -26,5 +26,6 @@ Command add_prepare_command(CLI::App& app);
 Command add_export_mesh_command(CLI::App& app);
 Command add_export_points_command(CLI::App& app);
 Command add_view_command(CLI::App& app);
+Command add_plot_command(CLI::App& app);
 
 }  // namespace radiant

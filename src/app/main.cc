@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
         radiant::add_demo_command(app),      radiant::add_prepare_command(app), radiant::add_train_command(app),
         radiant::add_eval_command(app),      radiant::add_render_command(app),
         radiant::add_view_command(app),        radiant::add_export_mesh_command(app),
-        radiant::add_export_points_command(app),
+        radiant::add_export_points_command(app), radiant::add_plot_command(app),
         radiant::add_fit_image_command(app),
     };
 
