@@ -34,9 +34,7 @@ protected:
         TrainingSession s(scene->images, scene->val, std::move(m), tc, plan, {}, *pool);
         while (s.status() == TrainingSession::Status::kRunning) s.step();
         model = std::make_shared<NerfModel>(s.model().config());
-        model->params() = s.model().params();
-        model->repack();
-        model->grid() = s.model().grid();
+        model->copy_state_from(s.model());
     }
     static void TearDownTestSuite() {
         model.reset();

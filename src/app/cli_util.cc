@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -33,22 +35,27 @@ void make_output_dir(const std::string& path, const char* option) {
     if (ec) throw Error(path, fmt::format("{}: cannot create folder: {}", option, ec.message()));
 }
 
+std::optional<std::vector<double>> parse_number_list(const std::string& text, size_t count) {
+    std::vector<double> values;
+    std::stringstream ss(text);
+    std::string part;
+    while (std::getline(ss, part, ',')) {
+        char* end = nullptr;
+        const double v = std::strtod(part.c_str(), &end);
+        if (values.size() >= count || part.empty() || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+        values.push_back(v);
+    }
+    if (values.size() != count) return std::nullopt;
+    return values;
+}
+
 std::array<float, 3> parse_background(const std::string& text) {
     if (text == "white") return {1, 1, 1};
     if (text == "black") return {0, 0, 0};
-    std::array<float, 3> c{};
-    std::stringstream ss(text);
-    std::string part;
-    int i = 0;
-    while (std::getline(ss, part, ',')) {
-        char* end = nullptr;
-        const float v = std::strtof(part.c_str(), &end);
-        if (i >= 3 || part.empty() || *end != '\0' || !(v >= 0.0f && v <= 1.0f))
-            throw Error("--background", fmt::format("'{}' is not white, black or R,G,B with values in [0, 1]", text));
-        c[size_t(i++)] = v;
-    }
-    if (i != 3) throw Error("--background", fmt::format("'{}' is not white, black or R,G,B with values in [0, 1]", text));
-    return c;
+    const auto v = parse_number_list(text, 3);
+    if (!v || std::any_of(v->begin(), v->end(), [](double c) { return !(c >= 0.0 && c <= 1.0); }))
+        throw Error("--background", fmt::format("'{}' is not white, black or R,G,B with values in [0, 1]", text));
+    return {float((*v)[0]), float((*v)[1]), float((*v)[2])};
 }
 
 namespace {

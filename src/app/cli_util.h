@@ -2,7 +2,9 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace radiant {
 
@@ -12,6 +14,9 @@ void check_output_path(const std::string& path, const char* option);
 
 // Creates an output folder (and its parents); Error if that fails or a file is in the way.
 void make_output_dir(const std::string& path, const char* option);
+
+// Exactly `count` comma-separated finite numbers, or nothing.
+std::optional<std::vector<double>> parse_number_list(const std::string& text, size_t count);
 
 // "white", "black", or "R,G,B" with components in [0, 1].
 std::array<float, 3> parse_background(const std::string& text);

@@ -29,18 +29,10 @@ struct ExportMeshOptions {
 };
 
 std::array<double, 6> parse_crop(const std::string& text) {
+    const auto v = parse_number_list(text, 6);
+    if (!v) throw Error("--crop", fmt::format("'{}' is not six finite numbers x0,y0,z0,x1,y1,z1", text));
     std::array<double, 6> c{};
-    std::stringstream ss(text);
-    std::string part;
-    int i = 0;
-    while (std::getline(ss, part, ',')) {
-        char* end = nullptr;
-        const double v = std::strtod(part.c_str(), &end);
-        if (i >= 6 || part.empty() || *end != '\0' || !std::isfinite(v))
-            throw Error("--crop", fmt::format("'{}' is not six finite numbers x0,y0,z0,x1,y1,z1", text));
-        c[size_t(i++)] = v;
-    }
-    if (i != 6) throw Error("--crop", fmt::format("'{}' is not six finite numbers x0,y0,z0,x1,y1,z1", text));
+    std::copy(v->begin(), v->end(), c.begin());
     return c;
 }
 

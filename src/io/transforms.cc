@@ -146,8 +146,24 @@ void normalize_nerfstudio(Dataset& ds) {
     ds.aabb_scale = n.aabb_scale;
 }
 
-std::array<float, 16> read_matrix(const json& frame, const std::string& file,
-                                  const std::string& where) {
+// NeRF-synthetic writes paths without an extension; try the usual ones.
+std::string resolve_image_path(const fs::path& base, const std::string& file_path,
+                               const std::string& file, const std::string& where) {
+    fs::path p = base / file_path;
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
+    for (const char* ext : {".png", ".jpg", ".jpeg", ".PNG", ".JPG", ".JPEG"}) {
+        fs::path q = p;
+        q += ext;
+        if (fs::is_regular_file(q, ec)) return q.lexically_normal().string();
+    }
+    throw Error(p.lexically_normal().string(), fmt::format("image file not found (listed in {} {})", file, where.substr(0, where.size() - 2)));
+}
+
+}  // namespace
+
+std::array<float, 16> read_transform_matrix(const nlohmann::json& frame, const std::string& file,
+                                            const std::string& where) {
     auto it = frame.find("transform_matrix");
     if (it == frame.end()) throw Error(file, where + "missing 'transform_matrix'");
     const json& m = *it;
@@ -169,21 +185,6 @@ std::array<float, 16> read_matrix(const json& frame, const std::string& file,
     return out;
 }
 
-// NeRF-synthetic writes paths without an extension; try the usual ones.
-std::string resolve_image_path(const fs::path& base, const std::string& file_path,
-                               const std::string& file, const std::string& where) {
-    fs::path p = base / file_path;
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
-    for (const char* ext : {".png", ".jpg", ".jpeg", ".PNG", ".JPG", ".JPEG"}) {
-        fs::path q = p;
-        q += ext;
-        if (fs::is_regular_file(q, ec)) return q.lexically_normal().string();
-    }
-    throw Error(p.lexically_normal().string(), fmt::format("image file not found (listed in {} {})", file, where.substr(0, where.size() - 2)));
-}
-
-}  // namespace
 
 Dataset load_transforms(const std::string& scene) {
     Dataset ds;
@@ -242,7 +243,7 @@ Dataset load_transforms(const std::string& scene) {
         auto fp = jf.find("file_path");
         if (fp == jf.end()) throw Error(file, where + "missing 'file_path'");
         if (!fp->is_string()) throw Error(file, where + "'file_path' must be a string");
-        f.camera_to_world = read_matrix(jf, file, where);
+        f.camera_to_world = read_transform_matrix(jf, file, where);
         f.camera = shared;
         read_intrinsics(jf, f.camera, file, where);
         if (f.camera.fl_x <= 0 && f.camera.fl_y <= 0 && !f.camera.camera_angle_x &&

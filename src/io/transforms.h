@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,11 @@ Dataset load_transforms(const std::string& scene);
 // Splits off held-out views: frames K-1, 2K-1, ... (every K-th) are the held-out ones. Keeps
 // those when `keep_held_out`, else all the others. Throws Error if K < 2 or nothing is left.
 void select_holdout(Dataset& dataset, int every, bool keep_held_out);
+
+// An object's 'transform_matrix': 4x4 rows of finite numbers (row-major). Throws Error naming
+// `file` with `where` (e.g. "frame 3: ") in front of the problem.
+std::array<float, 16> read_transform_matrix(const nlohmann::json& object, const std::string& file,
+                                            const std::string& where);
 
 // The transforms file a scene path refers to (same rules as load_transforms).
 std::string resolve_transforms_path(const std::string& scene);

@@ -62,11 +62,8 @@ size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchC
             cursor.done = true;
             break;
         }
-        // The cell's integer coordinates in cascade k (as OccupancyGrid::cell_of).
         const float size = float(1 << k), origin = 0.5f - 0.5f * size, cell_size = size / float(R);
-        const int x = std::clamp(int((p.x - origin) / size * float(R)), 0, R - 1);
-        const int y = std::clamp(int((p.y - origin) / size * float(R)), 0, R - 1);
-        const int z = std::clamp(int((p.z - origin) / size * float(R)), 0, R - 1);
+        const auto [x, y, z] = grid.cell_coords(p, k);
         // Step: min_step, growing with distance, capped at this cascade's cell size.
         const float dt = std::clamp(t * cfg.cone_angle, cfg.min_step, std::max(cfg.min_step, cell_size));
         if (grid.occupied_cell(k, x, y, z)) {

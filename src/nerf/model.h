@@ -39,6 +39,13 @@ public:
     const AlignedVector<float>& params() const { return m_params; }
     const float* packed() const { return m_packed.data(); }
     void repack() { m_field.pack(m_params.data(), m_packed.data()); }
+    // Takes `other`'s parameters (repacked) and occupancy grid; the configs must match. A copy
+    // to render from while `other` keeps training.
+    void copy_state_from(const NerfModel& other) {
+        m_params = other.m_params;
+        m_packed = other.m_packed;
+        m_grid = other.m_grid;
+    }
     void init_params(uint64_t seed);
 
 private:

@@ -24,10 +24,9 @@ OccupancyGrid::OccupancyGrid(const OccupancyGridConfig& c) : m_config(c) {
 }
 
 size_t OccupancyGrid::cell_of(const Vec3& p, int k) const {
-    const float size = float(1 << k), lo = 0.5f - 0.5f * size;
-    const int R = m_config.resolution;
-    auto axis = [&](float v) { return std::clamp(int((v - lo) / size * R), 0, R - 1); };
-    return (size_t(axis(p.z)) * R + axis(p.y)) * R + axis(p.x);
+    const auto [x, y, z] = cell_coords(p, k);
+    const size_t R = size_t(m_config.resolution);
+    return (size_t(z) * R + size_t(y)) * R + size_t(x);
 }
 
 void OccupancyGrid::cell_bounds(int k, size_t cell, Vec3& lo, Vec3& hi) const {

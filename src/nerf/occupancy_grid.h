@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -43,6 +44,13 @@ public:
         int k = 0;
         while (k < m_config.n_cascades && extent > 0.5f * float(1 << k)) ++k;
         return k;
+    }
+    // Integer cell coordinates (x, y, z) within cascade `k` of a point inside it (clamped).
+    std::array<int, 3> cell_coords(const Vec3& p, int k) const {
+        const float size = float(1 << k), lo = 0.5f - 0.5f * size;
+        const int R = m_config.resolution;
+        auto axis = [&](float v) { return std::clamp(int((v - lo) / size * float(R)), 0, R - 1); };
+        return {axis(p.x), axis(p.y), axis(p.z)};
     }
     // Cell index within cascade `k` of a point inside it (clamped to the grid).
     size_t cell_of(const Vec3& p, int k) const;

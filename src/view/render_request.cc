@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "io/transforms.h"
 
 namespace radiant {
 
@@ -50,18 +51,9 @@ RenderRequest parse_render_request(const std::string& body) {
     }
     r.camera.resolve();
 
-    if (!j.contains("transform_matrix")) throw Error(kSource, "missing 'transform_matrix'");
-    const auto& m = j["transform_matrix"];
-    const char* bad_matrix = "'transform_matrix' must be a 4x4 array of finite numbers";
-    if (!m.is_array() || m.size() != 4) throw Error(kSource, bad_matrix);
-    for (int row = 0; row < 4; ++row) {
-        if (!m[size_t(row)].is_array() || m[size_t(row)].size() != 4) throw Error(kSource, bad_matrix);
-        for (int c = 0; c < 4; ++c) {
-            const auto& v = m[size_t(row)][size_t(c)];
-            if (!v.is_number() || !std::isfinite(v.get<double>()) || std::abs(v.get<double>()) > 1e9) throw Error(kSource, bad_matrix);
-            r.camera_to_world[size_t(row * 4 + c)] = v.get<float>();
-        }
-    }
+    r.camera_to_world = read_transform_matrix(j, kSource, "");
+    for (float v : r.camera_to_world)
+        if (std::abs(v) > 1e9f) throw Error(kSource, "'transform_matrix' entries must be within +-1e9");
 
     if (j.contains("background")) {
         const auto& b = j["background"];

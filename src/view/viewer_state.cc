@@ -43,9 +43,7 @@ void ViewerModel::publish(const NerfModel& model) {
     // A render still holds the spare (it was current a moment ago): try again later.
     if (spare && spare.use_count() > 2) return;
     if (!spare) spare = std::make_shared<NerfModel>(model.config());
-    spare->params() = model.params();
-    spare->repack();
-    spare->grid() = model.grid();
+    spare->copy_state_from(model);
     std::lock_guard<std::mutex> lock(m_mutex);
     m_spare = std::const_pointer_cast<NerfModel>(m_current);
     m_current = spare;
