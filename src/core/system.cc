@@ -1,5 +1,7 @@
 #include "core/system.h"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +26,11 @@ double peak_rss_mb() {
     return 0.0;
 }
 
+size_t physical_memory_bytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? size_t(pages) * size_t(page) : 0;
+}
+
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 
 void write_file_atomic(const std::string& path, std::string_view bytes) {
@@ -40,15 +47,33 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
     }
 }
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, size_t max_bytes) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) throw Error(path, "no such file");
     if (std::filesystem::is_directory(path, ec)) throw Error(path, "is a directory, expected a file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path, "cannot open for reading");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    // Sized from the file itself (one allocation, no copy); a special file reports no size
+    // and is read in pieces, still under the limit.
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > max_bytes)
+        throw Error(path, fmt::format("file is {:.1f} MiB; files of this kind are read up to {:.0f} MiB",
+                                      double(size) / (1 << 20), double(max_bytes) / (1 << 20)));
+    std::string bytes;
+    if (!ec && size > 0) {
+        bytes.resize(size);
+        in.read(bytes.data(), std::streamsize(size));
+        bytes.resize(size_t(in.gcount()));
+    }
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        bytes.append(chunk, size_t(in.gcount()));
+        if (bytes.size() > max_bytes)
+            throw Error(path, fmt::format("file is over {:.0f} MiB, the limit for files of this kind",
+                                          double(max_bytes) / (1 << 20)));
+    }
+    if (in.bad()) throw Error(path, "read error");
+    return bytes;
 }
 
 }  // namespace radiant

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,9 @@ namespace radiant {
 // Peak resident set size of this process in MiB (VmHWM).
 double peak_rss_mb();
 
+// Physical memory of this machine in bytes (0 if unknown).
+size_t physical_memory_bytes();
+
 // True when stderr is an interactive terminal (progress bars redraw in place).
 bool stderr_is_tty();
 
@@ -17,7 +21,8 @@ bool stderr_is_tty();
 // path holds either the old content or the complete new one. Throws Error on failure.
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
-// Reads a whole file; throws Error naming the path if it cannot be read.
-std::string read_file(const std::string& path);
+// Reads a whole file; throws Error naming the path if it cannot be read or is larger than
+// `max_bytes` (checked before reading: loaders of JSON, whose parsed form is ~10x the text, set one).
+std::string read_file(const std::string& path, size_t max_bytes = SIZE_MAX);
 
 }  // namespace radiant

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "core/system.h"
 
@@ -29,6 +31,16 @@ std::string read_image_file(const std::string& path) {
     return bytes;
 }
 }  // namespace
+
+void check_image_dimensions(int64_t width, int64_t height, const char* format, const std::string& path) {
+    if (width <= 0 || height <= 0)
+        throw Error(path, fmt::format("{} header claims an empty {} x {} image", format, width, height));
+    if (width > kMaxImageSide || height > kMaxImageSide || width * height > kMaxImagePixels)
+        throw Error(path, fmt::format("{} header claims {} x {} pixels ({:.0f} megapixels); Radiant reads images "
+                                      "up to {} megapixels and {} pixels a side",
+                                      format, width, height, double(width) * double(height) / 1e6,
+                                      kMaxImagePixels / 1000000, kMaxImageSide));
+}
 
 RawImage decode_image(std::string_view bytes, const std::string& path) {
     switch (sniff(bytes)) {

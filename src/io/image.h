@@ -62,6 +62,15 @@ std::string encode_png(const ImageF& image, int bit_depth, const std::string& pa
 // Baseline JPEG of a 1- or 3-channel image (values clamped to [0, 1]), quality 1..100.
 std::string encode_jpeg(const ImageF& image, int quality = 90);
 
+// The largest image the decoders accept, checked from the header before any pixel memory is
+// allocated: a few bytes of PNG or JPEG can claim gigapixels. 128 megapixels is above any
+// camera a NeRF is trained from (a 100 MP medium-format photo fits), and its 8-bit RGBA decode
+// is 512 MiB. Each side is also capped at 65535 (JPEG's own limit).
+constexpr int64_t kMaxImagePixels = int64_t(1) << 27;
+constexpr int kMaxImageSide = 65535;
+// Throws Error naming `path` when a header's size is zero or above the limits above.
+void check_image_dimensions(int64_t width, int64_t height, const char* format, const std::string& path);
+
 // Format-specific decoders used by decode_image.
 RawImage decode_png(std::string_view bytes, const std::string& path);
 RawImage decode_jpeg(std::string_view bytes, const std::string& path);

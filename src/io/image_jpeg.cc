@@ -33,6 +33,16 @@ void on_error_exit(j_common_ptr cinfo) {
 void on_emit_message(j_common_ptr cinfo, int level) {
     if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) on_error_exit(cinfo);
 }
+// The size limits of check_image_dimensions. libjpeg's structures are destroyed first: the
+// Error unwinds past them.
+void check_size(jpeg_decompress_struct& cinfo, const std::string& path) {
+    try {
+        check_image_dimensions(cinfo.image_width, cinfo.image_height, "JPEG", path);
+    } catch (const Error&) {
+        jpeg_destroy_decompress(&cinfo);
+        throw;
+    }
+}
 }  // namespace
 
 RawImage decode_jpeg(std::string_view bytes, const std::string& path) {
@@ -51,6 +61,8 @@ RawImage decode_jpeg(std::string_view bytes, const std::string& path) {
     jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
                  static_cast<unsigned long>(bytes.size()));
     jpeg_read_header(&cinfo, TRUE);
+    // Before jpeg_start_decompress, which allocates whole-image buffers for progressive files.
+    check_size(cinfo, path);
     if (cinfo.num_components != 1) cinfo.out_color_space = JCS_RGB;
     jpeg_start_decompress(&cinfo);
     img.width = static_cast<int>(cinfo.output_width);
@@ -120,6 +132,7 @@ ImageSize jpeg_size(std::string_view bytes, const std::string& path) {
     jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
                  static_cast<unsigned long>(bytes.size()));
     jpeg_read_header(&cinfo, TRUE);
+    check_size(cinfo, path);
     size.width = static_cast<int>(cinfo.image_width);
     size.height = static_cast<int>(cinfo.image_height);
     size.channels = cinfo.num_components == 1 ? 1 : 3;

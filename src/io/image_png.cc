@@ -18,6 +18,7 @@ struct MemoryReader {
     size_t size;
     size_t offset;
     char error[256];
+    bool too_large;  // the header's size was refused; `error` says why
 };
 
 void read_from_memory(png_structp png, png_bytep out, png_size_t n) {
@@ -29,7 +30,7 @@ void read_from_memory(png_structp png, png_bytep out, png_size_t n) {
 
 void on_error(png_structp png, png_const_charp msg) {
     auto* r = static_cast<MemoryReader*>(png_get_error_ptr(png));
-    std::snprintf(r->error, sizeof(r->error), "%s", msg);
+    if (msg != r->error) std::snprintf(r->error, sizeof(r->error), "%s", msg);  // ours is already there
     png_longjmp(png, 1);
 }
 
@@ -47,10 +48,23 @@ int configure_transforms(png_structp png, png_infop info) {
     return png_get_channels(png, info);
 }
 
+// The size limits of check_image_dimensions, as a flag and a message that png_error can carry
+// out through its longjmp (an exception thrown here would leak libpng's structures).
+bool header_size_ok(png_structp png, png_infop info, const std::string& path, MemoryReader& reader) {
+    try {
+        check_image_dimensions(png_get_image_width(png, info), png_get_image_height(png, info), "PNG", path);
+        return true;
+    } catch (const Error& e) {
+        std::snprintf(reader.error, sizeof(reader.error), "%s", e.reason().c_str());
+        reader.too_large = true;
+        return false;
+    }
+}
+
 }  // namespace
 
 RawImage decode_png(std::string_view bytes, const std::string& path) {
-    MemoryReader reader{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 0, {0}};
+    MemoryReader reader{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 0, {0}, false};
     RawImage img;
     std::vector<png_bytep> rows;
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader, on_error, on_warning);
@@ -62,10 +76,14 @@ RawImage decode_png(std::string_view bytes, const std::string& path) {
     }
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_read_struct(&png, &info, nullptr);
+        if (reader.too_large) throw Error(path, reader.error);
         throw Error(path, std::string("corrupt or truncated PNG (") + reader.error + ")");
     }
     png_set_read_fn(png, &reader, read_from_memory);
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);  // libpng's own cap is lifted: ours, with our message
     png_read_info(png, info);
+    // Checked before any row is allocated (a few bytes can claim gigapixels).
+    if (!header_size_ok(png, info, path, reader)) png_error(png, reader.error);
     int depth = png_get_bit_depth(png, info);
     int channels = configure_transforms(png, info);
     img.width = static_cast<int>(png_get_image_width(png, info));
@@ -89,7 +107,7 @@ RawImage decode_png(std::string_view bytes, const std::string& path) {
 }
 
 ImageSize png_size(std::string_view bytes, const std::string& path) {
-    MemoryReader reader{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 0, {0}};
+    MemoryReader reader{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 0, {0}, false};
     ImageSize size;
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader, on_error, on_warning);
     png_infop info = png ? png_create_info_struct(png) : nullptr;
@@ -99,10 +117,13 @@ ImageSize png_size(std::string_view bytes, const std::string& path) {
     }
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_read_struct(&png, &info, nullptr);
+        if (reader.too_large) throw Error(path, reader.error);
         throw Error(path, std::string("corrupt or truncated PNG (") + reader.error + ")");
     }
     png_set_read_fn(png, &reader, read_from_memory);
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);  // libpng's own cap is lifted: ours, with our message
     png_read_info(png, info);
+    if (!header_size_ok(png, info, path, reader)) png_error(png, reader.error);
     size.channels = configure_transforms(png, info);
     size.width = static_cast<int>(png_get_image_width(png, info));
     size.height = static_cast<int>(png_get_image_height(png, info));

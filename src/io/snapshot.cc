@@ -170,12 +170,21 @@ SnapshotFile SnapshotFile::read(const std::string& path) {
     } catch (const nlohmann::json::exception&) {
         throw Error(path, "snapshot header is not valid JSON (corrupted file)");
     }
+    // Every block must lie inside the file: checked without overflow, since a corrupt header
+    // can claim any sizes.
     size_t end = align_up(kPrefix + header_len);
-    try {
-        for (const auto& b : f.m_header.at("blocks"))
-            end = std::max<size_t>(end, align_up(b.at("offset").get<size_t>() + b.at("bytes").get<size_t>()));
-    } catch (const nlohmann::json::exception&) {
-        throw Error(path, "snapshot header has no valid block list (corrupted file)");
+    const char* bad = "snapshot header has no valid block list (corrupted file)";
+    auto blocks = f.m_header.find("blocks");
+    if (!f.m_header.is_object() || blocks == f.m_header.end() || !blocks->is_array()) throw Error(path, bad);
+    for (const auto& b : *blocks) {
+        if (!b.is_object() || !b.contains("name") || !b["name"].is_string() || !b.contains("offset") ||
+            !b["offset"].is_number_unsigned() || !b.contains("bytes") || !b["bytes"].is_number_unsigned())
+            throw Error(path, bad);
+        const uint64_t offset = b["offset"].get<uint64_t>(), bytes = b["bytes"].get<uint64_t>();
+        if (offset > s.size() || bytes > s.size() - offset)
+            throw Error(path, fmt::format("truncated snapshot: block '{}' claims {} bytes at offset {}, the file has {}",
+                                          b["name"].get<std::string>(), bytes, offset, s.size()));
+        end = std::max<size_t>(end, align_up(offset + bytes));
     }
     if (s.size() < end + 8)
         throw Error(path, fmt::format("truncated snapshot: {} bytes, the header describes {}", s.size(), end + 8));

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <atomic>
 #include <exception>
 
 #include "core/error.h"
+#include "core/system.h"
 #include "core/timer.h"
 #include "io/image.h"
 
@@ -68,10 +70,15 @@ ImageSet stage_images(const Dataset& dataset, const StagingOptions& options, Thr
     const size_t n = dataset.frames.size();
     if (n == 0) throw Error(dataset.json_path, "no frames to stage");
 
+    // Staged pixels are held twice while they are packed; refuse, with the numbers, a dataset
+    // that would not fit instead of letting the machine swap or the allocator abort.
+    const size_t budget = options.max_staged_bytes ? options.max_staged_bytes : physical_memory_bytes() * 2 / 5;
+    std::atomic<size_t> staged_bytes{0};
     std::vector<DecodedImage> decoded(n);
     std::vector<std::exception_ptr> errors(n);
     pool.parallel_for(n, [&](size_t i, int) {
         try {
+            if (budget && staged_bytes.load() > budget) return;  // already refused
             const Frame& f = dataset.frames[i];
             RawImage raw = load_image(f.image_path);
             if ((f.camera.width && f.camera.width != raw.width) ||
@@ -82,6 +89,12 @@ ImageSet stage_images(const Dataset& dataset, const StagingOptions& options, Thr
             if (raw.width % k != 0 || raw.height % k != 0)
                 throw Error(f.image_path, fmt::format("--downscale {} does not divide the image "
                                                       "size {}x{}", k, raw.width, raw.height));
+            const size_t bytes = size_t(raw.width / k) * size_t(raw.height / k) * 4;
+            if (budget && staged_bytes.fetch_add(bytes) + bytes > budget)
+                throw Error(dataset.json_path,
+                            fmt::format("the {} images need more than {:.1f} GiB of memory staged at --downscale {} "
+                                        "(the limit is 40% of this machine's memory); use a larger --downscale",
+                                        n, double(budget) / (1u << 30), k));
             decoded[i] = premultiply_and_downscale(raw, k);
         } catch (...) {
             errors[i] = std::current_exception();

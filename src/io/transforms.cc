@@ -191,7 +191,7 @@ Dataset load_transforms(const std::string& scene) {
     ds.json_path = resolve_transforms_path(scene);
     const std::string& file = ds.json_path;
     json root;
-    const std::string text = read_file(file);
+    const std::string text = read_file(file, kMaxTransformsBytes);
     try {
         root = json::parse(text);
     } catch (const json::exception& e) {
@@ -232,6 +232,8 @@ Dataset load_transforms(const std::string& scene) {
     if (frames_it == root.end()) throw Error(file, "missing 'frames'");
     if (!frames_it->is_array()) throw Error(file, "'frames' must be an array");
     if (frames_it->empty()) throw Error(file, "'frames' is empty: no images to use");
+    if (frames_it->size() > kMaxFrames)
+        throw Error(file, fmt::format("lists {} frames; Radiant trains on at most {}", frames_it->size(), kMaxFrames));
 
     fs::path base = fs::path(file).parent_path();
     ds.frames.reserve(frames_it->size());

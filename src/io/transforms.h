@@ -64,6 +64,10 @@ struct Dataset {
 // `scene` is a folder holding transforms.json or transforms_train.json, or a path to a
 // transforms file. Throws Error naming the file and the problem for anything malformed.
 Dataset load_transforms(const std::string& scene);
+// Limits checked before the file is parsed (its JSON tree is ~10x the text) and before frames
+// are allocated: far above real captures (a few thousand photos, ~1 kB of JSON each).
+constexpr size_t kMaxTransformsBytes = size_t(64) << 20;
+constexpr size_t kMaxFrames = 100000;
 
 // Splits off held-out views: frames K-1, 2K-1, ... (every K-th) are the held-out ones. Keeps
 // those when `keep_held_out`, else all the others. Throws Error if K < 2 or nothing is left.

@@ -146,12 +146,19 @@ LoadedModel load_model_snapshot(const std::string& path) {
     if (!h.contains("kind") || h["kind"] != kKind)
         throw Error(path, "snapshot does not hold a NeRF model (header kind is not 'radiant-nerf')");
     if (!h.contains("model")) throw Error(path, "snapshot header has no 'model'");
-    out.model = std::make_unique<NerfModel>(model_config_from_json(h["model"], path));
+    const NerfModelConfig config = model_config_from_json(h["model"], path);
+    // The configuration's sizes are checked against the blocks the file really holds before the
+    // model allocates them: a header can claim gigabytes of tables in a file of a few bytes.
+    const size_t grid_cells = size_t(OccupancyGridConfig::cascades_for_aabb_scale(config.field.aabb_scale)) *
+                              size_t(config.grid_resolution) * config.grid_resolution * config.grid_resolution;
+    auto params = out.file.block("params", NerfField(config.field).n_params() * sizeof(float));
+    auto occ = out.file.block("occupancy", grid_cells * sizeof(float));
+    out.model = std::make_unique<NerfModel>(config);
     NerfModel& model = *out.model;
-    auto params = out.file.block("params", model.params().size() * sizeof(float));
+    RD_CHECK(params.size() == model.params().size() * sizeof(float));
     std::memcpy(model.params().data(), params.data(), params.size());
     std::vector<float>& occupancy = model.grid().densities();
-    auto occ = out.file.block("occupancy", occupancy.size() * sizeof(float));
+    RD_CHECK(occ.size() == occupancy.size() * sizeof(float));
     std::memcpy(occupancy.data(), occ.data(), occ.size());
     for (float p : model.params())
         if (!std::isfinite(p)) throw Error(path, "snapshot holds non-finite parameters");
