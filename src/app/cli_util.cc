@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/system.h"
 
 namespace radiant {
 
@@ -25,6 +26,11 @@ void check_output_path(const std::string& path, const char* option) {
     auto parent = p.parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec))
         throw Error(path, fmt::format("{}: folder '{}' does not exist", option, parent.string()));
+    // Writes go through a temporary file in the same folder, so that is what must work: probe it
+    // (access() is not enough: it says yes to root on a read-only mount's folder).
+    if (const std::string why = folder_write_problem(parent.empty() ? "." : parent.string()); !why.empty())
+        throw Error(path, fmt::format("{}: cannot write in folder '{}': {}", option,
+                                      parent.empty() ? "." : parent.string(), why));
 }
 
 void make_output_dir(const std::string& path, const char* option) {

@@ -8,8 +8,8 @@
 
 namespace radiant {
 
-// Fails before any work if a file output could not be written later (folder missing, or the
-// path names a folder). `option` names the flag in the message.
+// Fails before any work if a file output could not be written later (folder missing or not
+// writable, e.g. read-only, or the path names a folder). `option` names the flag in the message.
 void check_output_path(const std::string& path, const char* option);
 
 // Creates an output folder (and its parents); Error if that fails or a file is in the way.

@@ -48,6 +48,13 @@ TrainResult run_train(const TrainOptions& o) {
     const std::string snapshot_path = o.snapshot.empty() ? default_snapshot_path(transforms_path) : o.snapshot;
     check_output_path(snapshot_path, "--snapshot");
     check_output_path(o.report, "--report");
+    // A run killed mid-write (SIGKILL, power) leaves its temporary file; the snapshot itself is
+    // whole, since it is only ever replaced by a rename.
+    for (const std::string& p : {snapshot_path, o.report})
+        if (!p.empty())
+            if (int n = remove_stale_temporaries(p))
+                std::fprintf(stderr, "train: removed %d temporary file%s left by an interrupted write of %s\n", n,
+                             n == 1 ? "" : "s", p.c_str());
     std::error_code ec;
     if (o.resume && !fs::exists(snapshot_path, ec))
         throw Error(snapshot_path, "--resume: there is no snapshot to resume from");

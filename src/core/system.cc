@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -45,6 +47,34 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
         std::remove(tmp.c_str());
         throw Error(path, "cannot write: " + why);
     }
+}
+
+int remove_stale_temporaries(const std::string& path) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    const std::string prefix = target.filename().string() + ".tmp.";
+    std::error_code ec;
+    int removed = 0;
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::string pid_text = name.substr(prefix.size());
+        if (pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9) continue;
+        const pid_t pid = pid_t(std::stol(pid_text));
+        if (pid == getpid() || (kill(pid, 0) == 0 || errno == EPERM)) continue;  // still being written
+        if (fs::remove(entry.path(), ec)) ++removed;
+    }
+    return removed;
+}
+
+std::string folder_write_problem(const std::string& folder) {
+    const std::string probe = (std::filesystem::path(folder) / (".radiant-write-probe." + std::to_string(getpid()))).string();
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) return std::strerror(errno);
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return "";
 }
 
 std::string read_file(const std::string& path, size_t max_bytes) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -50,7 +51,10 @@ public:
     }
 
 private:
-    [[noreturn]] void fail() { throw Error(m_path, std::string("cannot write: ") + std::strerror(errno)); }
+    [[noreturn]] void fail() {
+        throw Error(m_path, std::string("cannot write: ") + std::strerror(errno) +
+                                (std::filesystem::exists(m_path) ? " (the previous snapshot there is untouched)" : ""));
+    }
     std::string m_path, m_tmp;
     FILE* m_file = nullptr;
     size_t m_written = 0;
