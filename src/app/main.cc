@@ -10,8 +10,15 @@
 
 #include "app/commands.h"
 #include "core/error.h"
+#include "nn/simd.h"
 
 int main(int argc, char** argv) {
+    if (const radiant::SimdTargetOverride simd = radiant::apply_simd_target_override();
+        simd.result == radiant::SimdTargetOverride::Result::kUnknown ||
+        simd.result == radiant::SimdTargetOverride::Result::kUnsupportedByCpu) {
+        std::fprintf(stderr, "radiant: error: %s\n", simd.message.c_str());
+        return 2;
+    }
     CLI::App app{
         "Radiant: neural radiance fields and neural graphics primitives, fast on the CPU."};
     app.require_subcommand(1);

@@ -273,12 +273,21 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
             }
         }
         // Scatter in sample order, as the reference: deterministic for a given input.
-        if constexpr (F == 2) {
-            const hn::CappedTag<float, 2> d2;
+        // A pair of lanes updates a whole F = 2 entry; a 1-lane target (HWY_SCALAR) has no pairs,
+        // and the general loop below reads the same interleaved layout for it.
+        const hn::CappedTag<float, 2> d2;
+        if (F == 2 && hn::Lanes(d2) == 2) {
             for (size_t k = 0; k < count; ++k)
                 for (int c = 0; c < kCorners; ++c) {
                     float* entry = table + size_t(idx_buf[c][k]) * 2;
                     hn::StoreU(hn::Add(hn::LoadU(d2, entry), hn::LoadU(d2, prod[c] + 2 * k)), d2, entry);
+                }
+        } else if constexpr (F == 2) {
+            for (size_t k = 0; k < count; ++k)
+                for (int c = 0; c < kCorners; ++c) {
+                    float* entry = table + size_t(idx_buf[c][k]) * 2;
+                    entry[0] += prod[c][2 * k];
+                    entry[1] += prod[c][2 * k + 1];
                 }
         } else {
             for (size_t k = 0; k < count; ++k)
