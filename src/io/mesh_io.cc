@@ -245,7 +245,11 @@ Mesh decode_ply(const std::string& bytes, const std::string& path) {
         if (!(text >> v)) throw Error(path, "truncated or malformed ASCII PLY data");
         return v;
     };
+    bool have_vertices = false;
     for (const PlyElement& e : elements) {
+        // Entries without properties hold no bytes: a count of 2^64 of them would never end.
+        if (e.props.empty() && e.count > 0)
+            throw Error(path, fmt::format("PLY element '{}' has {} entries but no properties", e.name, e.count));
         size_t min_bytes = 0;
         for (const auto& p : e.props) min_bytes += ply_type_size(p.list_count_type.empty() ? p.type : p.list_count_type, path);
         const size_t avail = ascii ? bytes.size() - data : c.remaining();
@@ -253,21 +257,23 @@ Mesh decode_ply(const std::string& bytes, const std::string& path) {
             throw Error(path, fmt::format("PLY element '{}' claims {} entries, more than the file holds", e.name, e.count));
         const bool vertex = e.name == "vertex", face = e.name == "face";
         if (vertex) {
+            if (have_vertices) throw Error(path, "PLY file has more than one 'vertex' element");
+            have_vertices = true;
             m.positions.resize(3 * e.count);
-            for (const auto& p : e.props) {
-                if (p.name == "nx") m.normals.resize(3 * e.count);
-                if (p.name == "red") m.colors.resize(3 * e.count);
+            for (const auto& p : e.props) {  // any one of a normal's or colour's components
+                if (p.name == "nx" || p.name == "ny" || p.name == "nz") m.normals.resize(3 * e.count);
+                if (p.name == "red" || p.name == "green" || p.name == "blue") m.colors.resize(3 * e.count);
             }
         }
         for (uint64_t i = 0; i < e.count; ++i)
             for (const auto& p : e.props) {
                 if (!p.list_count_type.empty()) {
                     const double cnt = read_value(p.list_count_type);
-                    if (cnt < 0 || cnt > 1e6) throw Error(path, "PLY list with a bad length");
+                    if (!(cnt >= 0 && cnt <= 1e6)) throw Error(path, "PLY list with a bad length");  // NaN too
                     std::vector<uint32_t> poly(static_cast<size_t>(cnt));
                     for (auto& v : poly) {
                         const double x = read_value(p.type);
-                        if (x < 0 || x >= 4294967295.0) throw Error(path, "PLY face index out of range");
+                        if (!(x >= 0 && x < 4294967295.0)) throw Error(path, "PLY face index out of range");
                         v = uint32_t(x);
                     }
                     if (face && (p.name == "vertex_indices" || p.name == "vertex_index"))
@@ -281,6 +287,7 @@ Mesh decode_ply(const std::string& bytes, const std::string& path) {
                     if (p.name == names[k]) {
                         if (k < 3) m.positions[3 * i + size_t(k)] = float(v);
                         else if (k < 6) m.normals[3 * i + size_t(k - 3)] = float(v);
+                        else if (std::isnan(v)) throw Error(path, fmt::format("PLY vertex {}: '{}' is not a number", i, p.name));
                         else m.colors[3 * i + size_t(k - 6)] = uint8_t(std::clamp(v, 0.0, 255.0));
                     }
             }
@@ -348,6 +355,17 @@ Mesh decode_obj(const std::string& bytes, const std::string& path) {
     return m;
 }
 
+// A glTF member that must be a non-negative integer (an index, count, offset or enum): nlohmann's
+// get<size_t> would wrap a negative number and is undefined behaviour for a float like 1e300.
+size_t gltf_uint(const nlohmann::json& object, const char* key, const std::string& path) {
+    const nlohmann::json& v = object.at(key);
+    if (!v.is_number_unsigned()) throw Error(path, fmt::format("glTF '{}' must be a non-negative integer", key));
+    return v.get<size_t>();
+}
+size_t gltf_uint(const nlohmann::json& object, const char* key, size_t fallback, const std::string& path) {
+    return object.is_object() && object.contains(key) ? gltf_uint(object, key, path) : fallback;
+}
+
 Mesh decode_glb(const std::string& bytes, const std::string& path) {
     Cursor c(bytes, 0, path);
     if (bytes.size() < 20 || c.get<uint32_t>() != 0x46546C67) throw Error(path, "not a binary glTF file (bad magic)");
@@ -373,21 +391,21 @@ Mesh decode_glb(const std::string& bytes, const std::string& path) {
     Mesh m;
     try {
         const auto& prim = doc.at("meshes").at(0).at("primitives").at(0);
-        if (prim.value("mode", 4) != 4) throw Error(path, "glTF primitive is not a triangle list");
+        if (gltf_uint(prim, "mode", 4, path) != 4) throw Error(path, "glTF primitive is not a triangle list");
         // Reads accessor `a` as `comps` numbers per element (floats, or normalised integers).
         auto read = [&](size_t a, int comps, std::vector<double>& out) {
             const auto& acc = doc.at("accessors").at(a);
-            const auto& view = doc.at("bufferViews").at(acc.at("bufferView").get<size_t>());
-            const size_t count = acc.at("count").get<size_t>();
-            const int type = acc.at("componentType").get<int>();
+            const auto& view = doc.at("bufferViews").at(gltf_uint(acc, "bufferView", path));
+            const size_t count = gltf_uint(acc, "count", path);
+            const size_t type = gltf_uint(acc, "componentType", path);
             const size_t csize = type == 5126 || type == 5125 ? 4 : type == 5123 || type == 5122 ? 2 : 1;
             const int have = acc.at("type") == "SCALAR" ? 1 : acc.at("type") == "VEC3" ? 3 : acc.at("type") == "VEC4" ? 4 : 0;
             if (have < comps) throw Error(path, "glTF accessor has too few components");
             const size_t elem = csize * size_t(have);
-            size_t stride = view.value("byteStride", elem);
+            size_t stride = gltf_uint(view, "byteStride", elem, path);
             if (stride < elem) stride = elem;
-            const size_t start = view.value("byteOffset", size_t(0)) + acc.value("byteOffset", size_t(0));
-            const size_t view_end = view.value("byteOffset", size_t(0)) + view.at("byteLength").get<size_t>();
+            const size_t start = gltf_uint(view, "byteOffset", 0, path) + gltf_uint(acc, "byteOffset", 0, path);
+            const size_t view_end = gltf_uint(view, "byteOffset", 0, path) + gltf_uint(view, "byteLength", path);
             const bool fits = view_end <= bin.size() && start <= view_end &&
                               (count == 0 || (elem <= view_end - start && count - 1 <= (view_end - start - elem) / stride));
             if (!fits) throw Error(path, "glTF accessor reaches past its buffer");
@@ -407,18 +425,21 @@ Mesh decode_glb(const std::string& bytes, const std::string& path) {
         };
         std::vector<double> tmp;
         const auto& attr = prim.at("attributes");
-        read(attr.at("POSITION").get<size_t>(), 3, tmp);
+        read(gltf_uint(attr, "POSITION", path), 3, tmp);
         m.positions.assign(tmp.begin(), tmp.end());
         if (attr.contains("NORMAL")) {
-            read(attr["NORMAL"].get<size_t>(), 3, tmp);
+            read(gltf_uint(attr, "NORMAL", path), 3, tmp);
             m.normals.assign(tmp.begin(), tmp.end());
         }
         if (attr.contains("COLOR_0")) {
-            read(attr["COLOR_0"].get<size_t>(), 3, tmp);
+            read(gltf_uint(attr, "COLOR_0", path), 3, tmp);
             for (double v : tmp) m.colors.push_back(linear_to_srgb(float(v)));
         }
-        read(prim.at("indices").get<size_t>(), 1, tmp);
-        for (double v : tmp) m.indices.push_back(uint32_t(v));
+        read(gltf_uint(prim, "indices", path), 1, tmp);
+        for (double v : tmp) {
+            if (!(v >= 0 && v < 4294967296.0)) throw Error(path, fmt::format("glTF index {} is not a vertex number", v));
+            m.indices.push_back(uint32_t(v));
+        }
     } catch (const nlohmann::json::exception& e) {
         throw Error(path, std::string("glTF document lacks what a mesh needs: ") + e.what());
     }

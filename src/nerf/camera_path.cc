@@ -22,7 +22,8 @@ double catmull_rom(double p0, double p1, double p2, double p3, double t) {
 }  // namespace
 
 CameraPath camera_path_from_json(const nlohmann::json& j, const std::string& source) {
-    if (!j.is_object() || j.value("format", "") != "radiant-camera-path")
+    // Not j.value("format", ""): that throws nlohmann's type_error when "format" is not a string.
+    if (!j.is_object() || !j.contains("format") || j["format"] != "radiant-camera-path")
         throw Error(source, "not a camera path (expected \"format\": \"radiant-camera-path\")");
     CameraPath p;
     auto number = [&](const char* key, double lo, double hi, double fallback) {

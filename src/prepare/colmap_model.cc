@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "core/error.h"
 
 namespace radiant {
@@ -98,6 +100,9 @@ CameraIntrinsics colmap_intrinsics(const ColmapCamera& cam, const std::string& s
     }
     if (!(c.fl_x > 0 && c.fl_y > 0) || c.width <= 0 || c.height <= 0)
         throw Error(source, fmt::format("camera {} has a non-positive focal length or size", cam.id));
+    // Finite as doubles (checked when read) but maybe not as floats: 1e300 would become inf.
+    for (float v : {c.fl_x, c.fl_y, c.cx, c.cy, c.k1, c.k2, c.k3, c.k4, c.p1, c.p2})
+        if (!std::isfinite(v)) throw Error(source, fmt::format("camera {} has a parameter beyond float range", cam.id));
     return c;
 }
 
