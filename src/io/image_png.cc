@@ -48,6 +48,15 @@ int configure_transforms(png_structp png, png_infop info) {
     return png_get_channels(png, info);
 }
 
+// Text, palettes suggestions, ICC profiles and other metadata are never used, and libpng
+// allocates such a chunk's claimed length (up to 2^31 bytes, only a warning) before reading it:
+// skip them unread, so a 45-byte file cannot make it zero-fill gigabytes.
+void skip_metadata_chunks(png_structp png) {
+    static const png_byte kSkipped[] = "tEXt\0zTXt\0iTXt\0sPLT\0iCCP\0eXIf\0pCAL\0sCAL\0hIST\0tIME\0bKGD\0pHYs\0oFFs\0sTER";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, kSkipped, int(sizeof(kSkipped) / 5));
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, nullptr, 0);  // and chunks libpng does not know
+}
+
 // The size limits of check_image_dimensions, as a flag and a message that png_error can carry
 // out through its longjmp (an exception thrown here would leak libpng's structures).
 bool header_size_ok(png_structp png, png_infop info, const std::string& path, MemoryReader& reader) {
@@ -80,6 +89,7 @@ RawImage decode_png(std::string_view bytes, const std::string& path) {
         throw Error(path, std::string("corrupt or truncated PNG (") + reader.error + ")");
     }
     png_set_read_fn(png, &reader, read_from_memory);
+    skip_metadata_chunks(png);
     png_set_user_limits(png, 0x7fffffff, 0x7fffffff);  // libpng's own cap is lifted: ours, with our message
     png_read_info(png, info);
     // Checked before any row is allocated (a few bytes can claim gigapixels).
@@ -121,6 +131,7 @@ ImageSize png_size(std::string_view bytes, const std::string& path) {
         throw Error(path, std::string("corrupt or truncated PNG (") + reader.error + ")");
     }
     png_set_read_fn(png, &reader, read_from_memory);
+    skip_metadata_chunks(png);
     png_set_user_limits(png, 0x7fffffff, 0x7fffffff);  // libpng's own cap is lifted: ours, with our message
     png_read_info(png, info);
     if (!header_size_ok(png, info, path, reader)) png_error(png, reader.error);

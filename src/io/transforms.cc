@@ -1,5 +1,7 @@
 #include "io/transforms.h"
 
+#include "io/image.h"
+
 #include <cmath>
 #include <filesystem>
 
@@ -53,6 +55,8 @@ std::string resolve_transforms_path(const std::string& scene) {
 
 namespace {
 
+constexpr double kMaxTransformsNumber = 1e30;  // far inside float's range, far beyond any scene
+
 // Reads a number field if present; throws if present with another type or non-finite.
 std::optional<double> number_field(const json& obj, const char* key, const std::string& file,
                                    const std::string& where) {
@@ -62,6 +66,9 @@ std::optional<double> number_field(const json& obj, const char* key, const std::
         throw Error(file, fmt::format("{}'{}' must be a number, got {}", where, key, it->type_name()));
     double v = it->get<double>();
     if (!std::isfinite(v)) throw Error(file, fmt::format("{}'{}' is not finite", where, key));
+    // Stored as float: a double beyond float's range would become inf.
+    if (std::abs(v) > kMaxTransformsNumber)
+        throw Error(file, fmt::format("{}'{}' is {}, beyond the +-1e30 that a camera value can be", where, key, v));
     return v;
 }
 
@@ -73,8 +80,14 @@ void read_intrinsics(const json& obj, CameraIntrinsics& cam, const std::string& 
         if (v && *v <= 0) throw Error(file, fmt::format("{}'{}' must be positive, got {}", where, key, *v));
         return v;
     };
-    if (auto v = positive("w")) cam.width = static_cast<int>(std::lround(*v));
-    if (auto v = positive("h")) cam.height = static_cast<int>(std::lround(*v));
+    auto side = [&](const char* key) -> std::optional<int> {
+        auto v = positive(key);
+        if (v && *v > kMaxImageSide)
+            throw Error(file, fmt::format("{}'{}' is {}; images are at most {} pixels a side", where, key, *v, kMaxImageSide));
+        return v ? std::optional<int>(int(std::lround(*v))) : std::nullopt;
+    };
+    if (auto v = side("w")) cam.width = *v;
+    if (auto v = side("h")) cam.height = *v;
     if (auto v = positive("fl_x")) cam.fl_x = float(*v);
     if (auto v = positive("fl_y")) cam.fl_y = float(*v);
     if (auto v = positive("camera_angle_x")) cam.camera_angle_x = float(*v);
@@ -177,8 +190,8 @@ std::array<float, 16> read_transform_matrix(const nlohmann::json& frame, const s
             if (!m[r][c].is_number())
                 throw Error(file, where + "'transform_matrix' must be a 4x4 array of numbers");
             double v = m[r][c].get<double>();
-            if (!std::isfinite(v))
-                throw Error(file, where + "'transform_matrix' has a non-finite entry");
+            if (!std::isfinite(v) || std::abs(v) > kMaxTransformsNumber)
+                throw Error(file, where + "'transform_matrix' has a non-finite or out-of-range (beyond +-1e30) entry");
             out[r * 4 + c] = float(v);
         }
     }

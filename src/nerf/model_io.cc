@@ -77,6 +77,11 @@ NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
     check_range(fc.grid.log2_hashmap_size >= 10 && fc.grid.log2_hashmap_size <= 24, path, "model.field.log2_hashmap_size");
     check_range(fc.grid.base_resolution >= 2 && fc.grid.per_level_scale >= 1.0f && fc.grid.per_level_scale < 4.0f,
                 path, "model.field resolution");
+    // The finest level's grid scale is a uint32 in the kernels; 2^20 cells a side is far finer
+    // than any model (instant-ngp's finest is ~2^15).
+    check_range(double(fc.grid.base_resolution) * std::pow(double(fc.grid.per_level_scale), fc.grid.n_levels - 1) <=
+                    double(1 << 20),
+                path, "model.field resolution (finest level)");
     for (int w : {fc.density_neurons, fc.color_neurons})
         check_range(w == 16 || w == 32 || w == 64 || w == 128, path, "model.field neurons");
     check_range(fc.density_hidden_layers >= 1 && fc.density_hidden_layers <= 8 &&
