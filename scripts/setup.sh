@@ -15,6 +15,8 @@ packages=(
     assimp-utils          # an independent mesh reader for the tests (assimp info)
     libcpp-httplib-dev    # the web viewer's HTTP server (radiant view, train --view)
     chromium              # headless browser for the viewer's browser test
+    jq                    # the time-to-quality benchmark's table (bench/time_to_quality.sh)
+    clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes for the loaders' fuzzers (scripts/fuzz.sh)
 )
 # Node.js and npm drive the browser test (puppeteer-core); any Node >= 18 will do, so a Node
 # that is already installed (e.g. NodeSource's, which bundles npm) is kept.
