@@ -18,6 +18,7 @@
 #include "core/system.h"
 #include "core/thread_pool.h"
 #include "core/timer.h"
+#include "dist/communicator.h"
 #include "io/staging.h"
 #include "io/transforms.h"
 #include "nerf/metrics.h"
@@ -42,19 +43,29 @@ std::string default_snapshot_path(const std::string& transforms_path) {
 
 }  // namespace
 
-TrainResult run_train(const TrainOptions& o) {
+namespace {
+
+// `comm` says which rank this is; with one rank it is the whole job.
+TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
+    const bool root = comm.is_root();
     if (o.steps == 0 && o.seconds <= 0) throw Error("--steps", "give --steps N or --seconds S (or both)");
+    if (o.view && comm.distributed())
+        throw Error("--view", fmt::format("the training viewer runs with one rank, not {}; view the snapshot "
+                                          "afterwards with radiant view",
+                                          comm.size()));
     const std::string transforms_path = resolve_transforms_path(o.scene);
     const std::string snapshot_path = o.snapshot.empty() ? default_snapshot_path(transforms_path) : o.snapshot;
-    check_output_path(snapshot_path, "--snapshot");
-    check_output_path(o.report, "--report");
-    // A run killed mid-write (SIGKILL, power) leaves its temporary file; the snapshot itself is
-    // whole, since it is only ever replaced by a rename.
-    for (const std::string& p : {snapshot_path, o.report})
-        if (!p.empty())
-            if (int n = remove_stale_temporaries(p))
-                std::fprintf(stderr, "train: removed %d temporary file%s left by an interrupted write of %s\n", n,
-                             n == 1 ? "" : "s", p.c_str());
+    if (root) {  // rank 0 alone writes outputs
+        check_output_path(snapshot_path, "--snapshot");
+        check_output_path(o.report, "--report");
+        // A run killed mid-write (SIGKILL, power) leaves its temporary file; the snapshot itself is
+        // whole, since it is only ever replaced by a rename.
+        for (const std::string& p : {snapshot_path, o.report})
+            if (!p.empty())
+                if (int n = remove_stale_temporaries(p))
+                    std::fprintf(stderr, "train: removed %d temporary file%s left by an interrupted write of %s\n", n,
+                                 n == 1 ? "" : "s", p.c_str());
+    }
     std::error_code ec;
     if (o.resume && !fs::exists(snapshot_path, ec))
         throw Error(snapshot_path, "--resume: there is no snapshot to resume from");
@@ -62,9 +73,15 @@ TrainResult run_train(const TrainOptions& o) {
     std::optional<LoadedModel> resumed;
     if (o.resume) resumed.emplace(load_model_snapshot(snapshot_path));
 
-    ThreadPool pool(o.threads);
+    // Ranks sharing a machine share its cores.
+    const int threads = o.threads > 0 || !comm.distributed()
+                            ? o.threads
+                            : std::max(1, int(std::thread::hardware_concurrency()) / comm.local_size());
+    ThreadPool pool(threads);
     Dataset dataset = load_transforms(transforms_path);
     if (o.holdout_every) select_holdout(dataset, o.holdout_every, false);
+    const size_t all_views = dataset.frames.size();
+    keep_rank_share(dataset, comm.rank(), comm.size());
     ImageSet images = stage_images(dataset, {o.downscale}, pool);
     Dataset val_dataset;
     ImageSet val_images;
@@ -83,12 +100,14 @@ TrainResult run_train(const TrainOptions& o) {
     config.target_samples = o.target_samples;
     config.adam.learning_rate = o.lr;
     config.loss.type = parse_loss(o.loss);
+    config.shard_optimizer = o.mpi_optimizer == "sharded";
+    config.gradient_wire = o.mpi_wire == "bf16" ? WireFormat::kBf16 : WireFormat::kFp32;
     std::unique_ptr<NerfModel> model;
     if (resumed) {
         model = std::move(resumed->model);
         const auto& info = resumed->file.header()["info"];
         if (info.contains("seed") && info["seed"].is_number_unsigned()) config.seed = info["seed"].get<uint64_t>();
-        if (info.contains("scene") && info["scene"] != transforms_path)
+        if (root && info.contains("scene") && info["scene"] != transforms_path)
             std::fprintf(stderr, "train: warning: %s was trained on %s, resuming on %s\n", snapshot_path.c_str(),
                          info["scene"].dump().c_str(), transforms_path.c_str());
     } else {
@@ -108,16 +127,21 @@ TrainResult run_train(const TrainOptions& o) {
     plan.snapshot_path = snapshot_path;
     const nlohmann::json info = {{"scene", transforms_path}, {"downscale", o.downscale}, {"seed", config.seed},
                                  {"holdout_every", o.holdout_every}};
-    TrainingSession session(images, val_images, std::move(model), config, plan, info, pool);
+    TrainingSession session(images, val_images, std::move(model), config, plan, info, pool, &comm);
     if (resumed) session.resume_from(resumed->file);
     resumed.reset();  // frees the file's bytes
 
     const FieldConfig& fc = session.model().config().field;
+    const std::string ranks_note =
+        comm.distributed() ? fmt::format(" on each of {} MPI ranks (Adam {}, gradients as {})", comm.size(),
+                                         o.mpi_optimizer, o.mpi_wire)
+                           : "";
+    if (root)
     std::fprintf(stderr,
-                 "train: %s: %zu views %dx%d (staged in %.2f s), %d threads, MLP %s\n"
+                 "train: %s: %zu views %dx%d (staged in %.2f s), %d threads%s, MLP %s\n"
                  "  hash grid %d x %d, table 2^%d (%zu params), target %zu samples/step%s\n",
-                 transforms_path.c_str(), images.images.size(), images.images[0].width,
-                 images.images[0].height, images.staging_seconds, pool.size(),
+                 transforms_path.c_str(), all_views, images.images[0].width,
+                 images.images[0].height, images.staging_seconds, pool.size(), ranks_note.c_str(),
                  fc.precision == MlpPrecision::kBf16 ? "bf16 (AMX)" : "fp32", fc.grid.n_levels,
                  fc.grid.n_features_per_level, fc.grid.log2_hashmap_size, session.model().params().size(),
                  config.target_samples,
@@ -127,7 +151,9 @@ TrainResult run_train(const TrainOptions& o) {
     Report report;
     report.command = "train";
     report.threads = pool.size();
+    // Only rank 0 draws progress: other ranks' lines would interleave with it.
     Progress progress("train", o.steps, o.seconds);
+    progress.set_silent(!root);
     ProgressState state;
     state.step = session.steps();
     TrainResult result;
@@ -143,10 +169,8 @@ TrainResult run_train(const TrainOptions& o) {
     int stopped_by = 0;
     std::optional<TrainingSession::StepResult> last;
     while (session.status() == TrainingSession::Status::kRunning) {
-        if ((stopped_by = StopSignals::requested())) {
-            session.request_stop();
-            break;
-        }
+        if (!stopped_by && (stopped_by = StopSignals::requested())) session.request_stop();
+        if (session.status() != TrainingSession::Status::kRunning) break;  // with ranks: after the next step
         if (viewer && viewer->between_steps(last ? &*last : nullptr)) {  // paused from the page
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
             continue;
@@ -155,6 +179,7 @@ TrainResult run_train(const TrainOptions& o) {
         last = r;
         if (session.status() == TrainingSession::Status::kDiverged) {
             progress.finish(state);
+            if (root)
             std::fprintf(stderr, "radiant: error: training diverged: non-finite loss at step %llu; %s\n",
                          static_cast<unsigned long long>(r.step),
                          session.saved_any() ? fmt::format("the last good snapshot ({}) is kept", snapshot_path).c_str()
@@ -172,7 +197,8 @@ TrainResult run_train(const TrainOptions& o) {
         }
         progress.update(state);
     }
-    if (!stopped_by && session.status() == TrainingSession::Status::kStopped) stopped_by = -1;  // --stop-at-step
+    if (!stopped_by && session.status() == TrainingSession::Status::kStopped)  // another rank's signal, or --stop-at-step
+        stopped_by = comm.distributed() && !(o.stop_at_step > 0 && session.steps() >= o.stop_at_step) ? SIGTERM : -1;
     progress.finish(state);
     session.save();
     if (viewer) {
@@ -198,7 +224,24 @@ TrainResult run_train(const TrainOptions& o) {
     report.extra = {{"scene", transforms_path}, {"snapshot", snapshot_path}, {"downscale", o.downscale},
                     {"log2_hashmap_size", fc.grid.log2_hashmap_size}, {"target_samples", config.target_samples},
                     {"mlp_precision", fc.precision == MlpPrecision::kBf16 ? "bf16" : "fp32"},
-                    {"interrupted", stopped_by != 0}};
+                    {"interrupted", stopped_by != 0}, {"ranks", comm.size()}};
+    {
+        // Where each rank's step time went, and what it sent.
+        const NerfTrainer::PhaseSeconds& ph = session.trainer().phase_seconds();
+        const std::vector<double> all = comm.allgather(
+            {ph.grid, ph.chunks, ph.gradients, ph.exchange, ph.optimizer, double(comm.bytes_sent())});
+        nlohmann::json phases = nlohmann::json::array();
+        for (size_t r = 0; r < all.size(); r += 6)
+            phases.push_back({{"grid", all[r]}, {"chunks", all[r + 1]}, {"gradients", all[r + 2]},
+                              {"exchange", all[r + 3]}, {"optimizer", all[r + 4]}, {"bytes_sent", all[r + 5]}});
+        report.extra["phase_seconds"] = phases;  // one entry per rank
+    }
+    if (comm.distributed()) {
+        report.extra["mpi_optimizer"] = o.mpi_optimizer;
+        report.extra["mpi_wire"] = o.mpi_wire;
+    }
+    if (stopped_by) result.exit_code = stopped_by > 0 ? 128 + stopped_by : 0;
+    if (!root) return result;
     if (!o.report.empty()) report.write(o.report);
 
     std::printf("trained %llu steps in %.1f s (%.0f samples/s, %.0f rays/s, peak RSS %.0f MiB)\n",
@@ -213,9 +256,23 @@ TrainResult run_train(const TrainOptions& o) {
         std::fprintf(stderr, "train: stopped by %s at step %llu; the snapshot is saved; continue with --resume\n",
                      stopped_by == SIGINT ? "Ctrl-C" : stopped_by == SIGTERM ? "SIGTERM" : "--stop-at-step",
                      static_cast<unsigned long long>(session.steps()));
-        result.exit_code = stopped_by > 0 ? 128 + stopped_by : 0;
     }
     return result;
+}
+
+}  // namespace
+
+TrainResult run_train(const TrainOptions& o) {
+    Communicator* comm = &Communicator::world();
+    if (!comm->distributed()) return train_on_ranks(o, *comm);
+    try {
+        return train_on_ranks(o, *comm);
+    } catch (const std::exception& e) {
+        // The other ranks wait in a collective for this one: end them all now, with the reason.
+        std::fprintf(stderr, "radiant: error: rank %d of %d: %s\n", comm->rank(), comm->size(), e.what());
+        std::fflush(stderr);
+        comm->abort(2);
+    }
 }
 
 Command add_train_command(CLI::App& app) {
@@ -275,6 +332,14 @@ Command add_train_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--token", o->view_token, "viewer access token with --view (default: random when not loopback)");
     cmd->add_option("--precision", o->precision, "MLP matrix products: fp32, or bf16 on Intel AMX (fp32 elsewhere)")
+        ->check(CLI::IsMember({"fp32", "bf16"}))
+        ->capture_default_str();
+    cmd->add_option("--mpi-optimizer", o->mpi_optimizer,
+                    "under mpirun: each rank's Adam updates its shard of the parameters, then the shards are "
+                    "gathered (sharded), or every rank runs the whole Adam on allreduced gradients (replicated)")
+        ->check(CLI::IsMember({"sharded", "replicated"}))
+        ->capture_default_str();
+    cmd->add_option("--mpi-wire", o->mpi_wire, "under mpirun: gradients travel as fp32, or as bf16 summed in fp32")
         ->check(CLI::IsMember({"fp32", "bf16"}))
         ->capture_default_str();
     return {cmd, [o] {

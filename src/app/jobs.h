@@ -39,6 +39,10 @@ struct TrainOptions {
     std::string view_host = "127.0.0.1";
     int view_port = 7007;
     std::string view_token;
+    // With several MPI ranks: shard Adam over ranks ("sharded") or run it whole on every rank
+    // ("replicated"); gradients on the wire as fp32 or bf16.
+    std::string mpi_optimizer = "sharded";
+    std::string mpi_wire = "fp32";
 };
 
 struct TrainResult {

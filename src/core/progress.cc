@@ -42,6 +42,7 @@ void Progress::update(const ProgressState& s) {
 }
 
 void Progress::message(const std::string& text) {
+    if (m_silent) return;
     if (m_tty) std::fprintf(stderr, "\r\033[K");
     std::fprintf(stderr, "%s\n", text.c_str());
     m_last_draw = -1e9;  // redraw the bar on the next update
@@ -50,6 +51,7 @@ void Progress::message(const std::string& text) {
 void Progress::finish(const ProgressState& s) { draw(s, true); }
 
 void Progress::draw(const ProgressState& s, bool final_line) {
+    if (m_silent) return;
     double elapsed = m_timer.seconds();
     double fraction = 0.0;
     if (m_total_steps > 0) fraction = static_cast<double>(s.step) / m_total_steps;

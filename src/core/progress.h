@@ -30,6 +30,8 @@ public:
     // Prints a line that does not get overwritten (e.g. an evaluation result).
     void message(const std::string& text);
     void finish(const ProgressState& s);
+    // Draws and prints nothing (e.g. on MPI ranks other than 0).
+    void set_silent(bool silent) { m_silent = silent; }
 
 private:
     void draw(const ProgressState& s, bool final_line);
@@ -39,6 +41,7 @@ private:
     double m_total_seconds;
     double m_plain_interval;
     bool m_tty;
+    bool m_silent = false;
     Timer m_timer;
     double m_last_draw = -1e9;
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <atomic>
 #include <exception>
@@ -62,6 +63,38 @@ DecodedImage premultiply_and_downscale(const RawImage& raw, int k) {
 }
 
 }  // namespace
+
+void keep_rank_share(Dataset& dataset, int rank, int ranks) {
+    if (ranks <= 1) return;
+    if (dataset.frames.size() < size_t(ranks))
+        throw Error(dataset.json_path, fmt::format("{} training views cannot be shared among {} ranks; use at most {} "
+                                                   "ranks",
+                                                   dataset.frames.size(), ranks, dataset.frames.size()));
+    std::vector<double> pixels;
+    double total = 0;
+    for (const Frame& f : dataset.frames) {
+        double p = double(f.camera.width) * double(f.camera.height);
+        if (p <= 0) {
+            const ImageSize size = read_image_size(f.image_path);
+            p = double(size.width) * double(size.height);
+        }
+        pixels.push_back(p);
+        total += p;
+    }
+    // A frame belongs to the rank whose slice of the pixel total holds the frame's middle.
+    std::vector<Frame> kept;
+    double before = 0;
+    for (size_t i = 0; i < dataset.frames.size(); ++i) {
+        const int owner = std::min(ranks - 1, int((before + pixels[i] / 2) * ranks / total));
+        if (owner == rank) kept.push_back(dataset.frames[i]);
+        before += pixels[i];
+    }
+    if (kept.empty())
+        throw Error(dataset.json_path, fmt::format("{} training views cannot be shared among {} ranks (rank {} gets "
+                                                   "none); use fewer ranks",
+                                                   dataset.frames.size(), ranks, rank));
+    dataset.frames = std::move(kept);
+}
 
 ImageSet stage_images(const Dataset& dataset, const StagingOptions& options, ThreadPool& pool) {
     Timer timer;

@@ -38,6 +38,12 @@ struct StagingOptions {
     size_t max_staged_bytes = 0;  // refuse datasets whose staged pixels exceed this; 0 = 40% of RAM
 };
 
+// Keeps rank `rank`'s share of the frames for data-parallel training over `ranks` ranks:
+// consecutive frames (so the ranks' shares concatenate in frame order), balanced by pixel
+// count (sizes from the intrinsics, else the image headers). Throws Error when a rank would
+// get no frame.
+void keep_rank_share(Dataset& dataset, int rank, int ranks);
+
 // Throws Error naming the offending image (missing, truncated, not an image, size that
 // disagrees with the intrinsics or is not divisible by the downscale factor).
 ImageSet stage_images(const Dataset& dataset, const StagingOptions& options, ThreadPool& pool);

@@ -138,6 +138,7 @@ void save_model_snapshot(const std::string& path, const NerfModel& model, NerfTr
                               {"next_rays", trainer->next_ray_count()},
                               {"seed", trainer->config().seed},
                               {"optimizer_steps", adam.steps_taken()}};
+        if (trainer->rank_ray_counts().size() > 1) header["training"]["rank_rays"] = trainer->rank_ray_counts();
         for (auto it = training_extra.begin(); it != training_extra.end(); ++it) header["training"][it.key()] = it.value();
         blocks.push_back({"adam_m", adam.first_moment().data(), adam.first_moment().size() * sizeof(float)});
         blocks.push_back({"adam_v", adam.second_moment().data(), adam.second_moment().size() * sizeof(float)});
@@ -183,8 +184,14 @@ void restore_trainer_state(const SnapshotFile& file, NerfTrainer& trainer) {
     std::memcpy(adam.first_moment().data(), m.data(), m.size());
     std::memcpy(adam.second_moment().data(), v.data(), v.size());
     adam.set_steps_taken(get<uint64_t>(t, "optimizer_steps", file.path(), "training"));
+    // Each rank's ray count, when the run had several ranks; a different rank count starts
+    // from an even split of the total instead (and re-balances within a few steps).
+    std::vector<size_t> rank_rays;
+    if (t.contains("rank_rays") && t["rank_rays"].is_array())
+        for (const json& r : t["rank_rays"])
+            if (r.is_number_unsigned()) rank_rays.push_back(r.get<size_t>());
     trainer.restore_progress(get<uint64_t>(t, "step", file.path(), "training"),
-                             get<size_t>(t, "next_rays", file.path(), "training"));
+                             get<size_t>(t, "next_rays", file.path(), "training"), rank_rays);
 }
 
 }  // namespace radiant

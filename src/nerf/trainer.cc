@@ -17,12 +17,23 @@ template <class V>
 void ensure(V& v, size_t n) {
     if (v.size() < n) v.resize(n + n / 4);
 }
+
+// Rank r's part of a total split over `ranks` (the parts sum to the total).
+size_t part_of(size_t total, size_t r, size_t ranks) { return total * (r + 1) / ranks - total * r / ranks; }
 }  // namespace
 
 NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTrainConfig& config,
-                         ThreadPool& pool)
-    : m_images(images), m_model(model), m_config(config), m_pool(pool), m_rays(config.initial_rays) {
+                         ThreadPool& pool, Communicator* comm)
+    : m_images(images), m_model(model), m_config(config), m_pool(pool), m_comm(comm) {
     RD_CHECK(!images.images.empty());
+    if (m_comm && m_comm->distributed()) {
+        RD_CHECK(size_t(m_comm->size()) <= kChunks);
+        m_chunk_begin = kChunks * size_t(m_comm->rank()) / size_t(m_comm->size());
+        m_chunk_end = kChunks * size_t(m_comm->rank() + 1) / size_t(m_comm->size());
+    }
+    m_rays = config.initial_rays;
+    const size_t ranks = m_comm ? size_t(m_comm->size()) : 1;
+    for (size_t r = 0; r < ranks; ++r) m_rank_rays.push_back(part_of(m_rays, r, ranks));
     const NerfField& field = m_model.field();
     m_grads.assign(field.n_params(), 0.0f);
     const size_t d0 = field.density_offset();
@@ -39,21 +50,37 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
     m_level_order = field.grid().balanced_level_order();
 }
 
-void NerfTrainer::restore_progress(uint64_t step, size_t next_rays) {
+void NerfTrainer::restore_progress(uint64_t step, size_t next_rays, const std::vector<size_t>& rank_rays) {
     m_step = step;
     m_rays = std::clamp<size_t>(next_rays, kChunks, m_config.target_samples);
+    const size_t ranks = m_comm ? size_t(m_comm->size()) : 1;
+    m_rank_rays.resize(ranks);
+    for (size_t r = 0; r < ranks; ++r) m_rank_rays[r] = part_of(m_rays, r, ranks);
+    if (rank_rays.size() == ranks && ranks > 1) {
+        m_rays = 0;
+        for (size_t r = 0; r < ranks; ++r) {
+            m_rank_rays[r] = std::clamp<size_t>(rank_rays[r], part_of(kChunks, r, ranks),
+                                                part_of(m_config.target_samples, r, ranks));
+            m_rays += m_rank_rays[r];
+        }
+    }
 }
 
 void NerfTrainer::update_grid() {
     Pcg32 rng = stream_for(m_config.seed, m_step, 0xFFFFFFFFull);
     const NerfField& field = m_model.field();
+    // Ranks evaluate their shares of the cells and swap the results: every rank ends with the
+    // same grid.
+    const bool dist = m_comm && m_comm->distributed();
     auto density = [&](const float* pos, size_t n, float* out) {
-        const size_t tiles = (n + kTile - 1) / kTile;
+        const ShardRange part = dist ? m_comm->my_shard(n) : ShardRange{0, n};
+        const size_t tiles = (part.size() + kTile - 1) / kTile;
         m_pool.parallel_for(tiles, [&](size_t tile, int t) {
-            const size_t i0 = tile * kTile, nt = std::min(kTile, n - i0);
+            const size_t i0 = part.begin + tile * kTile, nt = std::min(kTile, part.end - i0);
             field.density(m_model.params().data(), m_model.packed(), pos + 3 * i0, nt, m_scratch[t].ws,
                           out + i0);
         });
+        if (dist) m_comm->allgather_shards(out, n);
     };
     m_model.grid().update(density, rng, m_step < uint64_t(m_config.grid_warmup_steps));
 }
@@ -150,46 +177,97 @@ void NerfTrainer::run_chunk(size_t c, size_t ray_begin, size_t ray_end, int thre
     ch.loss = loss;
 }
 
+void NerfTrainer::gather_optimizer_state() {
+    if (!m_comm || !m_comm->distributed() || !m_config.shard_optimizer) return;
+    m_comm->allgather_shards(m_adam->first_moment().data(), m_adam->first_moment().size());
+    m_comm->allgather_shards(m_adam->second_moment().data(), m_adam->second_moment().size());
+}
+
 double NerfTrainer::step() {
+    Timer phase;
+    auto lap = [&](double& into) { into += phase.seconds(); phase.reset(); };
     if (m_step % uint64_t(m_config.grid_update_interval) == 0) update_grid();
-    parallel_chunks(m_pool, m_rays, kChunks, [&](size_t c, size_t b, size_t e, int t) {
-        run_chunk(c, b, e, t);
+    lap(m_phase.grid);
+    // This rank's chunks share its rays (each rank's ray count adapts to its own samples, so
+    // the ranks' work stays balanced when their views differ).
+    const size_t c0 = m_chunk_begin, n_local = m_chunk_end - m_chunk_begin;
+    const size_t my_rays = m_rank_rays[m_comm ? size_t(m_comm->rank()) : 0];
+    m_pool.parallel_for(n_local, [&](size_t i, int t) {
+        run_chunk(c0 + i, my_rays * i / n_local, my_rays * (i + 1) / n_local, t);
     });
+    lap(m_phase.chunks);
     const NerfField& field = m_model.field();
     // MLP gradients: chunks summed in order.
     const size_t d0 = field.density_offset(), nm = field.n_params() - d0;
     m_pool.parallel_ranges(nm, [&](size_t b, size_t e, int) {
         for (size_t j = b; j < e; ++j) {
             float acc = 0.0f;
-            for (const Chunk& ch : m_chunks) acc += ch.grad[j];
+            for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) acc += m_chunks[c].grad[j];
             m_grads[d0 + j] = acc;
         }
     });
     // Hash tables: one level per task, chunks in order.
     m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
         const int level = m_level_order[i];
-        for (const Chunk& ch : m_chunks)
+        for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
+            const Chunk& ch = m_chunks[c];
             if (ch.n) field.grid().backward(ch.mapped.data(), ch.n, ch.d_enc.data(), ch.n, m_grads.data(), level, level + 1);
+        }
     });
-    m_adam->step(m_model.params().data(), m_grads.data(), m_pool);
+
+    lap(m_phase.gradients);
+    double loss = 0.0;
+    double rays = 0, samples = 0;
+    for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
+        loss += m_chunks[c].loss;
+        rays += double(m_chunks[c].rays);
+        samples += double(m_chunks[c].n);
+    }
+    float* params = m_model.params().data();
+    const size_t n_params = m_model.params().size();
+    std::vector<double> all = {loss, rays, samples};  // per rank
+    if (m_comm && m_comm->distributed()) {
+        // One small exchange for the step's totals, one large one for the gradients.
+        all = m_comm->allgather({loss, rays, samples});
+        loss = rays = samples = 0;
+        for (size_t r = 0; r < all.size(); r += 3) loss += all[r], rays += all[r + 1], samples += all[r + 2];
+        if (m_config.shard_optimizer) {
+            const ShardRange mine = m_comm->my_shard(n_params);
+            m_comm->reduce_scatter_sum(m_grads.data(), n_params, m_config.gradient_wire);
+            lap(m_phase.exchange);
+            m_adam->step(params, m_grads.data(), m_pool, mine.begin, mine.end);
+            std::fill(m_grads.begin(), m_grads.begin() + ptrdiff_t(mine.begin), 0.0f);
+            std::fill(m_grads.begin() + ptrdiff_t(mine.end), m_grads.end(), 0.0f);
+            lap(m_phase.optimizer);
+            m_comm->allgather_shards(params, n_params);
+        } else {
+            m_comm->allreduce_sum(m_grads.data(), n_params, m_config.gradient_wire);
+            lap(m_phase.exchange);
+            m_adam->step(params, m_grads.data(), m_pool);
+        }
+        lap(m_phase.exchange);
+    } else {
+        m_adam->step(params, m_grads.data(), m_pool);
+    }
     m_model.repack();
+    lap(m_phase.optimizer);
     ++m_step;
 
-    double loss = 0.0;
-    size_t rays = 0;
-    m_samples = 0;
-    for (const Chunk& ch : m_chunks) {
-        loss += ch.loss;
-        rays += ch.rays;
-        m_samples += ch.n;
+    m_samples = size_t(samples);
+    m_rays_done = size_t(rays);
+    // Keep each rank's sample count near its part of the target: grow at most 2x a step, and
+    // never past one ray per target sample.
+    const size_t ranks = m_rank_rays.size();
+    m_rays = 0;
+    for (size_t r = 0; r < ranks; ++r) {
+        const double rank_rays = all[3 * r + 1], rank_samples = all[3 * r + 2];
+        const double per_ray = std::max(rank_samples, 1.0) / std::max(rank_rays, 1.0);
+        const size_t target = part_of(m_config.target_samples, r, ranks);
+        const size_t want = size_t(double(target) / std::max(per_ray, 1.0));
+        m_rank_rays[r] = std::clamp<size_t>(std::min(want, 2 * m_rank_rays[r]), part_of(kChunks, r, ranks), target);
+        m_rays += m_rank_rays[r];
     }
-    m_rays_done = rays;
-    // Keep the sample count near its target: grow at most 2x a step, and never past one ray
-    // per target sample.
-    const double per_ray = double(std::max<size_t>(m_samples, 1)) / double(std::max<size_t>(rays, 1));
-    const size_t want = size_t(double(m_config.target_samples) / std::max(per_ray, 1.0));
-    m_rays = std::clamp<size_t>(std::min(want, 2 * m_rays), kChunks, m_config.target_samples);
-    return loss / double(std::max<size_t>(rays, 1) * 3);
+    return loss / double(std::max<size_t>(m_rays_done, 1) * 3);
 }
 
 }  // namespace radiant

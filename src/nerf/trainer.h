@@ -8,13 +8,19 @@
 // hash tables are updated one level per task over all chunks' samples in order, so results
 // depend only on the seed (not on the thread count). Buffers grow during the first steps and
 // are reused afterwards: the step does not allocate once warm.
+//
+// Data parallel over ranks (MPI): the chunks are global; rank r runs its contiguous share of
+// them on the images it staged, and the per-rank gradient buffers are summed in rank order
+// once per step. With one rank this is exactly the single-process trainer.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "core/aligned.h"
+#include "core/timer.h"
 #include "core/thread_pool.h"
+#include "dist/communicator.h"
 #include "io/staging.h"
 #include "nerf/model.h"
 #include "nn/adam.h"
@@ -30,19 +36,39 @@ struct NerfTrainConfig {
     size_t target_samples = size_t(1) << 16;  // per step; the ray count adapts to it
     size_t initial_rays = 2048;
     uint64_t seed = 1337;
+    // With several ranks: each rank's Adam updates only its shard of the parameters, then the
+    // shards are gathered (false: every rank runs the whole Adam on allreduced gradients).
+    bool shard_optimizer = true;
+    WireFormat gradient_wire = WireFormat::kFp32;
 };
 
 class NerfTrainer {
 public:
     // Trains `model` in place (its parameters must be initialised or restored).
+    // `images` are this rank's share; `comm` (null: one rank) must outlive the trainer.
     NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTrainConfig& config,
-                ThreadPool& pool);
+                ThreadPool& pool, Communicator* comm = nullptr);
 
     // One step; returns the mean loss per ray and colour channel.
     double step();
     uint64_t steps() const { return m_step; }
+    // Over all ranks.
     size_t rays_last_step() const { return m_rays_done; }
     size_t samples_last_step() const { return m_samples; }
+    // Makes the optimiser's moments whole on every rank (they are sharded while training);
+    // collective: every rank calls it, e.g. before a snapshot.
+    void gather_optimizer_state();
+    Communicator* communicator() const { return m_comm; }
+
+    // Seconds this process spent in each phase of its steps (for benchmarks' breakdowns).
+    struct PhaseSeconds {
+        double grid = 0;      // occupancy-grid updates
+        double chunks = 0;    // march, forward, loss, backward of this rank's chunks
+        double gradients = 0; // MLP gradient sums and the hash-table backward
+        double exchange = 0;  // collectives (waiting for slower ranks included)
+        double optimizer = 0; // Adam and repacking
+    };
+    const PhaseSeconds& phase_seconds() const { return m_phase; }
 
     NerfModel& model() { return m_model; }
     const NerfTrainConfig& config() const { return m_config; }
@@ -50,7 +76,9 @@ public:
     // Optimiser and schedule state, for snapshots and --resume.
     Adam& optimizer() { return *m_adam; }
     size_t next_ray_count() const { return m_rays; }
-    void restore_progress(uint64_t step, size_t next_rays);
+    // `rank_rays`: each rank's part of next_rays as saved; used when it fits this rank count.
+    void restore_progress(uint64_t step, size_t next_rays, const std::vector<size_t>& rank_rays = {});
+    const std::vector<size_t>& rank_ray_counts() const { return m_rank_rays; }
 
     static constexpr size_t kChunks = 64;
     static constexpr size_t kTile = 256;
@@ -78,6 +106,8 @@ private:
     NerfModel& m_model;
     NerfTrainConfig m_config;
     ThreadPool& m_pool;
+    Communicator* m_comm;
+    size_t m_chunk_begin = 0, m_chunk_end = kChunks;  // this rank's chunks
     AlignedVector<float> m_grads;
     std::unique_ptr<Adam> m_adam;
     std::vector<Chunk> m_chunks;
@@ -88,7 +118,10 @@ private:
     std::vector<ThreadScratch> m_scratch;
     std::vector<int> m_level_order;
     uint64_t m_step = 0;
-    size_t m_rays, m_rays_done = 0, m_samples = 0;
+    size_t m_rays = 0;  // planned rays this step, all ranks
+    std::vector<size_t> m_rank_rays;  // each rank's part of m_rays
+    size_t m_rays_done = 0, m_samples = 0;
+    PhaseSeconds m_phase;
 };
 
 }  // namespace radiant

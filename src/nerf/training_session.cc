@@ -46,17 +46,30 @@ std::vector<HistoryPoint> history_from_json(const nlohmann::json& j, const std::
 
 TrainingSession::TrainingSession(const ImageSet& train, const ImageSet& val, std::unique_ptr<NerfModel> model,
                                  const NerfTrainConfig& config, const TrainingPlan& plan, nlohmann::json info,
-                                 ThreadPool& pool)
+                                 ThreadPool& pool, Communicator* comm)
     : m_train(train),
       m_val(val),
       m_model(std::move(model)),
-      m_trainer(train, *m_model, config, pool),
+      m_trainer(train, *m_model, config, pool, comm),
       m_plan(plan),
       m_views(views_to_json(train)),
       m_info(std::move(info)),
-      m_pool(pool) {
+      m_pool(pool),
+      m_comm(comm && comm->distributed() ? comm : nullptr) {
     RD_CHECK(m_plan.steps > 0 || m_plan.seconds > 0);
     std::sort(m_plan.val_at_seconds.begin(), m_plan.val_at_seconds.end());
+    if (m_comm) {  // the snapshot lists every rank's cameras, in frame order
+        nlohmann::json all = nlohmann::json::array();
+        for (const std::string& part : m_comm->allgather_strings(m_views.dump()))
+            for (auto& v : nlohmann::json::parse(part)) all.push_back(std::move(v));
+        m_views = std::move(all);
+    }
+}
+
+void TrainingSession::request_stop() {
+    if (m_status != Status::kRunning) return;
+    if (m_comm) m_stop_pending = true;
+    else m_status = Status::kStopped;
 }
 
 void TrainingSession::resume_from(const SnapshotFile& file) {
@@ -90,7 +103,12 @@ TrainingSession::StepResult TrainingSession::step() {
 
     Timer timer;
     const double loss = m_trainer.step();
-    const double dt = timer.seconds();
+    double dt = timer.seconds();
+    bool stop = false;
+    if (m_comm) {  // one clock for all ranks (the slowest), and a stop on any rank stops all
+        const std::vector<double> all = m_comm->allgather({dt, m_stop_pending ? 1.0 : 0.0});
+        for (size_t r = 0; r < all.size(); r += 2) dt = std::max(dt, all[r]), stop = stop || all[r + 1] > 0;
+    }
     m_seconds += dt;
     m_run_seconds += dt;
     StepResult r{steps(), m_seconds, loss, std::nullopt, false};
@@ -113,14 +131,16 @@ TrainingSession::StepResult TrainingSession::step() {
         r.saved = true;
     }
     if (last) m_status = Status::kFinished;
-    else if (m_plan.stop_at_step > 0 && r.step >= m_plan.stop_at_step) m_status = Status::kStopped;
+    else if ((m_plan.stop_at_step > 0 && r.step >= m_plan.stop_at_step) || stop) m_status = Status::kStopped;
     return r;
 }
 
 void TrainingSession::save() {
     if (m_plan.snapshot_path.empty() || (m_saved_any && m_last_saved_step == steps())) return;
+    m_trainer.gather_optimizer_state();
     const nlohmann::json training = {{"seconds", m_seconds}, {"history", history_to_json(m_history)}};
-    save_model_snapshot(m_plan.snapshot_path, *m_model, &m_trainer, m_views, m_info, training);
+    if (!m_comm || m_comm->is_root())
+        save_model_snapshot(m_plan.snapshot_path, *m_model, &m_trainer, m_views, m_info, training);
     m_last_saved_step = steps();
     m_saved_any = true;
 }
@@ -129,12 +149,14 @@ std::optional<double> TrainingSession::validation_psnr(int max_views) const {
     if (m_val.images.empty()) return std::nullopt;
     const float white[3] = {1, 1, 1};
     const size_t n = std::min<size_t>(size_t(std::max(max_views, 1)), m_val.images.size());
+    const size_t rank = m_comm ? size_t(m_comm->rank()) : 0, ranks = m_comm ? size_t(m_comm->size()) : 1;
     double sum = 0;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = rank; i < n; i += ranks) {  // ranks split the views
         const size_t v = i * m_val.images.size() / n;
         const StagedImage& im = m_val.images[v];
         sum += psnr_against_view(render_view(*m_model, im.camera, im.camera_to_world, white, m_pool), m_val, v, white);
     }
+    if (m_comm) sum = m_comm->sum(sum);
     return sum / double(n);
 }
 

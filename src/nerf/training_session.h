@@ -7,6 +7,11 @@
 // time budget and its schedule where it stopped. Step-bounded runs resume bit-exactly (same
 // seed and thread count); time-bounded ones cannot, since where the time runs out depends on
 // the machine's speed.
+//
+// With several ranks (MPI) every rank runs the same session on its share of the images, in
+// lockstep: the step time is the slowest rank's, a stop request on any rank stops all of them
+// after the same step, validation views are split over ranks, and rank 0 alone writes
+// snapshots. Every public method but the accessors is then collective.
 #pragma once
 
 #include <memory>
@@ -57,9 +62,12 @@ public:
         bool saved = false;          // a checkpoint was written
     };
 
-    // `views` and `info` go into every snapshot header (training cameras, scene, options).
+    // The training cameras and `info` go into every snapshot header (scene, options). `train`
+    // is this rank's share of the images (ranks hold consecutive frames, in rank order);
+    // `val` is the whole validation set. `comm` (null: one rank) must outlive the session.
     TrainingSession(const ImageSet& train, const ImageSet& val, std::unique_ptr<NerfModel> model,
-                    const NerfTrainConfig& config, const TrainingPlan& plan, nlohmann::json info, ThreadPool& pool);
+                    const NerfTrainConfig& config, const TrainingPlan& plan, nlohmann::json info, ThreadPool& pool,
+                    Communicator* comm = nullptr);
 
     // Continues a run from its snapshot: optimiser state, step, training time and history.
     void resume_from(const SnapshotFile& file);
@@ -68,8 +76,9 @@ public:
     // status() is kRunning.
     StepResult step();
     Status status() const { return m_status; }
-    // Ends the run after the current step (Ctrl-C, a viewer's stop button).
-    void request_stop() { if (m_status == Status::kRunning) m_status = Status::kStopped; }
+    // Ends the run (Ctrl-C, a viewer's stop button): now with one rank; with several, every
+    // rank stops after the next step, so keep stepping while status() is kRunning.
+    void request_stop();
 
     // Writes a snapshot now (atomically) unless the last one already holds this step.
     void save();
@@ -110,6 +119,8 @@ private:
     size_t m_next_timed_val = 0;
     uint64_t m_last_saved_step = 0;
     bool m_saved_any = false;
+    Communicator* m_comm;
+    bool m_stop_pending = false;
 };
 
 }  // namespace radiant

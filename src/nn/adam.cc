@@ -21,7 +21,7 @@ Adam::Adam(const AdamConfig& config, std::vector<ParamRange> ranges, size_t n_pa
     m_v.assign(n_params, 0.0f);
 }
 
-void Adam::step(float* params, float* grads, ThreadPool& pool) {
+void Adam::step(float* params, float* grads, ThreadPool& pool, size_t begin, size_t end) {
     ++m_step;
     const double t = double(m_step);
     const double correction =
@@ -35,12 +35,13 @@ void Adam::step(float* params, float* grads, ThreadPool& pool) {
         AdamStepArgs a = base;
         a.l2 = r.l2 ? m_config.l2_reg : 0.0f;
         a.sparse = r.sparse;
-        size_t n_blocks = (r.count + kBlock - 1) / kBlock;
+        const size_t lo = std::max(r.offset, begin), hi = std::min(r.offset + r.count, end);
+        if (lo >= hi) continue;
+        size_t n_blocks = (hi - lo + kBlock - 1) / kBlock;
         pool.parallel_for(n_blocks, [&](size_t b, int) {
-            size_t begin = r.offset + b * kBlock;
-            size_t n = std::min(kBlock, r.offset + r.count - begin);
-            adam_update(a, params + begin, grads + begin, m_m.data() + begin, m_v.data() + begin,
-                        n, m_impl);
+            size_t first = lo + b * kBlock;
+            size_t n = std::min(kBlock, hi - first);
+            adam_update(a, params + first, grads + first, m_m.data() + first, m_v.data() + first, n, m_impl);
         });
     }
 }

@@ -52,7 +52,10 @@ public:
          KernelImpl impl = KernelImpl::kSimd);
 
     // Applies one step to params using grads (which are zeroed afterwards).
-    void step(float* params, float* grads, ThreadPool& pool);
+    void step(float* params, float* grads, ThreadPool& pool) { step(params, grads, pool, 0, SIZE_MAX); }
+    // The same step for the parameters in [begin, end) only (a rank's shard when the
+    // optimiser is sharded over ranks); the rest of params, grads and moments is untouched.
+    void step(float* params, float* grads, ThreadPool& pool, size_t begin, size_t end);
 
     uint64_t steps_taken() const { return m_step; }
     const AdamConfig& config() const { return m_config; }

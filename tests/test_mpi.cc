@@ -1,0 +1,341 @@
+// Data-parallel training under MPI: the collectives' known answers (run by ctest under
+// `mpirun -np 3`), the split of images over ranks, and whole `mpirun -np 2 radiant train` runs:
+// 2 ranks score like 1 rank, repeat bit for bit, resume on another rank count, and end
+// together when a rank dies or the job is stopped. Tests that need mpirun skip without it.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cli_test_util.h"
+#include "core/error.h"
+#include "dist/communicator.h"
+#include "io/staging.h"
+#include "nerf/model_io.h"
+#include "small_demo_scene.h"
+#include "test_util.h"
+
+namespace radiant {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool have_mpirun() { return mpi_built_in() && std::system("command -v mpirun > /dev/null 2>&1") == 0; }
+
+#define SKIP_WITHOUT_MPIRUN()                                                                             \
+    if (!have_mpirun())                                                                                   \
+    GTEST_SKIP() << (mpi_built_in() ? "mpirun is not installed (scripts/setup.sh installs openmpi-bin)"    \
+                                    : "built without MPI (install libopenmpi-dev and reconfigure)")
+
+// `mpirun -np N radiant ARGS` with the flags CI needs (root, more ranks than cores).
+std::string mpirun(int ranks, const std::string& args) {
+    return "mpirun --oversubscribe --allow-run-as-root -np " + std::to_string(ranks) + " " + RADIANT_BINARY + " " +
+           args;
+}
+
+struct JobResult {
+    int exit_code;
+    std::string err;
+};
+
+JobResult run_shell(const test::TempDir& dir, const std::string& cmd) {
+    const int status = std::system((cmd + " > " + (dir / "out.txt") + " 2> " + (dir / "err.txt")).c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "out.txt") + read_file(dir / "err.txt")};
+}
+
+std::vector<float> snapshot_params(const std::string& path) {
+    const LoadedModel m = load_model_snapshot(path);
+    return {m.model->params().begin(), m.model->params().end()};
+}
+
+double report_psnr(const std::string& path) {
+    std::ifstream in(path);
+    return nlohmann::json::parse(in)["psnr"].get<double>();
+}
+
+// ---- pieces that need no MPI ----
+
+TEST(MpiShards, CoverTheBufferInOrderOnCacheLineBoundaries) {
+    for (size_t n : {size_t(0), size_t(5), size_t(1000), size_t(12'345'679)})
+        for (int ranks : {1, 2, 3, 7}) {
+            size_t next = 0;
+            for (int r = 0; r < ranks; ++r) {
+                const ShardRange s = Communicator::shard(n, r, ranks);
+                EXPECT_EQ(s.begin, next) << n << " " << ranks << " " << r;
+                EXPECT_LE(s.begin, s.end);
+                if (s.end != n) EXPECT_EQ(s.end % 16, 0u);
+                if (n >= size_t(1000)) EXPECT_NEAR(double(s.size()), double(n) / ranks, 16.0);
+                next = s.end;
+            }
+            EXPECT_EQ(next, n);
+        }
+}
+
+TEST(MpiShards, RanksGetConsecutiveFramesBalancedByPixels) {
+    Dataset d;
+    d.json_path = "t.json";
+    for (int i = 0; i < 10; ++i) {
+        Frame f;
+        f.image_path = "img" + std::to_string(i);
+        f.camera.width = i < 2 ? 200 : 100;  // two frames hold 4x the pixels of the others
+        f.camera.height = i < 2 ? 200 : 100;
+        d.frames.push_back(f);
+    }
+    std::vector<std::string> order;
+    double pixels[2] = {0, 0};
+    for (int r = 0; r < 2; ++r) {
+        Dataset share = d;
+        keep_rank_share(share, r, 2);
+        for (const Frame& f : share.frames) {
+            order.push_back(f.image_path);
+            pixels[r] += double(f.camera.width) * f.camera.height;
+        }
+    }
+    ASSERT_EQ(order.size(), 10u);
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(order[size_t(i)], "img" + std::to_string(i));  // concatenate in order
+    EXPECT_EQ(pixels[0], 80000.0);  // the two big frames (of 160000 pixels in all)
+    EXPECT_EQ(pixels[1], 80000.0);
+    Dataset few = d;
+    few.frames.resize(2);
+    for (int r = 0; r < 3; ++r) EXPECT_THROW(keep_rank_share(few, r, 3), Error) << r;  // 3 ranks, 2 frames
+}
+
+// ---- collectives: ctest runs these under mpirun -np 3; alone they check the one-rank case ----
+
+float bf16_round(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    u += 0x7FFFu + ((u >> 16) & 1u);
+    u &= 0xFFFF0000u;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+// Values whose float sum depends on the order they are added in.
+float value_of(int rank, size_t i) {
+    const float big[3] = {1e8f, 3.0f, -1e8f};
+    return big[rank % 3] * (1.0f + float(i % 7) * 0.37f) + float(i % 11) * 0.013f;
+}
+
+TEST(MpiCollectives, ReduceScatterSumsInRankOrder) {
+    Communicator* comm = &Communicator::world();
+    const int N = comm->size(), me = comm->rank();
+    for (WireFormat wire : {WireFormat::kFp32, WireFormat::kBf16}) {
+        const size_t n = 1000;
+        std::vector<float> data(n);
+        for (size_t i = 0; i < n; ++i) data[i] = value_of(me, i);
+        comm->reduce_scatter_sum(data.data(), n, wire);
+        const ShardRange mine = comm->my_shard(n);
+        for (size_t i = mine.begin; i < mine.end; ++i) {
+            // ((rank 0 + rank 1) + rank 2): the others' parts as they travelled, mine as it was.
+            float want = 0;
+            for (int r = 0; r < N; ++r) {
+                const float v = value_of(r, i);
+                const float sent = wire == WireFormat::kBf16 && r != me ? bf16_round(v) : v;
+                want = r == 0 ? sent : want + sent;
+            }
+            ASSERT_EQ(data[i], want) << "rank " << me << " element " << i;
+        }
+        // Untouched outside my shard.
+        for (size_t i = 0; i < mine.begin; ++i) ASSERT_EQ(data[i], value_of(me, i));
+    }
+}
+
+TEST(MpiCollectives, AllreduceGivesEveryRankTheSameBits) {
+    Communicator* comm = &Communicator::world();
+    const size_t n = 4099;
+    std::vector<float> data(n);
+    for (size_t i = 0; i < n; ++i) data[i] = value_of(comm->rank(), i);
+    comm->allreduce_sum(data.data(), n, WireFormat::kFp32);
+    // Every rank's checksum of the result bits is the same.
+    double checksum = 0;
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t u;
+        std::memcpy(&u, &data[i], 4);
+        checksum += double(u % 1000003) * double(i + 1);
+    }
+    EXPECT_EQ(comm->max(checksum), checksum);
+    EXPECT_EQ(-comm->max(-checksum), checksum);
+    EXPECT_EQ(comm->sum(1.0), double(comm->size()));
+    EXPECT_EQ(comm->any(comm->rank() == comm->size() - 1), true);
+    EXPECT_EQ(comm->any(false), false);
+    const std::vector<std::string> names = comm->allgather_strings(std::string(size_t(comm->rank()), 'x'));
+    ASSERT_EQ(names.size(), size_t(comm->size()));
+    for (int r = 0; r < comm->size(); ++r) EXPECT_EQ(names[size_t(r)], std::string(size_t(r), 'x'));
+}
+
+// ---- whole runs under mpirun ----
+
+// A small scene where 400 steps reach a stable PSNR in a few seconds per run.
+struct MpiScene {
+    test::TempDir dir;
+    DemoScene scene;
+    MpiScene() {
+        DemoSceneOptions o;
+        o.width = o.height = 64;
+        o.train_views = 24;
+        o.test_views = 6;
+        o.supersampling = 1;
+        scene = write_demo_scene(dir / "scene", o);
+    }
+    std::string train_args(const std::string& snapshot, uint64_t seed = 3) const {
+        return "train " + scene.train_json + " --val " + scene.test_json +
+               " --log2-table 15 --target-samples 16384 --threads 1 --val-every 0 --checkpoint-every 0 --seed " +
+               std::to_string(seed) + " --snapshot " + snapshot;
+    }
+};
+
+TEST(MpiTrain, TwoRanksScoreLikeOneRankInTheSameStepsAndSamples) {
+    SKIP_WITHOUT_MPIRUN();
+    MpiScene s;
+    // Mean over two seeds: one seed's PSNR moves by a few tenths of a dB on this small scene.
+    double one = 0, two = 0;
+    for (uint64_t seed : {1, 2}) {
+        const std::string r1 = s.dir / "one.json", r2 = s.dir / "two.json";
+        JobResult a = run_shell(s.dir, std::string(RADIANT_BINARY) + " " + s.train_args(s.dir / "one.radiant", seed) +
+                                     " --steps 400 --report " + r1);
+        ASSERT_EQ(a.exit_code, 0) << a.err;
+        JobResult b = run_shell(s.dir, mpirun(2, s.train_args(s.dir / "two.radiant", seed) + " --steps 400 --report " + r2));
+        ASSERT_EQ(b.exit_code, 0) << b.err;
+        one += report_psnr(r1) / 2;
+        two += report_psnr(r2) / 2;
+        std::ifstream in(r2);
+        const nlohmann::json rep = nlohmann::json::parse(in);
+        EXPECT_EQ(rep["ranks"], 2);
+        EXPECT_EQ(rep["phase_seconds"].size(), 2u);
+        EXPECT_EQ(rep["steps"], 400);
+    }
+    std::printf("mean PSNR over seeds 1, 2: 1 rank %.2f dB, 2 ranks %.2f dB\n", one, two);
+    EXPECT_GT(one, 20.0);  // it learnt the scene at all
+    EXPECT_NEAR(two, one, 0.3) << "1 rank " << one << " dB, 2 ranks " << two << " dB";
+}
+
+TEST(MpiTrain, TwoRankRunsRepeatBitForBitAndResumeExactly) {
+    SKIP_WITHOUT_MPIRUN();
+    MpiScene s;
+    const std::string a = s.dir / "a.radiant", b = s.dir / "b.radiant", c = s.dir / "c.radiant";
+    ASSERT_EQ(run_shell(s.dir, mpirun(2, s.train_args(a) + " --steps 60")).exit_code, 0);
+    ASSERT_EQ(run_shell(s.dir, mpirun(2, s.train_args(b) + " --steps 60")).exit_code, 0);
+    const std::vector<float> pa = snapshot_params(a), pb = snapshot_params(b);
+    ASSERT_EQ(pa.size(), pb.size());
+    EXPECT_EQ(std::memcmp(pa.data(), pb.data(), pa.size() * sizeof(float)), 0);
+    // Stopped at step 25 (the sharded optimiser's state gathered into the snapshot), resumed.
+    JobResult first = run_shell(s.dir, mpirun(2, s.train_args(c) + " --steps 60 --stop-at-step 25"));
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    JobResult rest = run_shell(s.dir, mpirun(2, s.train_args(c) + " --steps 60 --resume"));
+    ASSERT_EQ(rest.exit_code, 0) << rest.err;
+    const std::vector<float> pc = snapshot_params(c);
+    EXPECT_EQ(std::memcmp(pa.data(), pc.data(), pa.size() * sizeof(float)), 0) << "resumed run differs";
+}
+
+TEST(MpiTrain, TwoRanksResumeOnOneRank) {
+    SKIP_WITHOUT_MPIRUN();
+    MpiScene s;
+    const std::string snap = s.dir / "m.radiant", rep = s.dir / "r.json";
+    JobResult first = run_shell(s.dir, mpirun(2, s.train_args(snap) + " --steps 300 --stop-at-step 150"));
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_EQ(load_model_snapshot(snap).file.header()["training"]["step"], 150);
+    JobResult rest = run_shell(s.dir, std::string(RADIANT_BINARY) + " " + s.train_args(snap) +
+                                    " --steps 300 --resume --report " + rep);
+    ASSERT_EQ(rest.exit_code, 0) << rest.err;
+    EXPECT_NE(rest.err.find("resuming at step 150"), std::string::npos) << rest.err;
+    EXPECT_EQ(load_model_snapshot(snap).file.header()["training"]["step"], 300);
+    EXPECT_GT(report_psnr(rep), 20.0);
+}
+
+// Children of a process, from /proc.
+std::vector<pid_t> children_of(pid_t pid) {
+    std::vector<pid_t> out;
+    for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+        std::ifstream in(task.path() / "children");
+        for (pid_t c; in >> c;) out.push_back(c);
+    }
+    return out;
+}
+
+pid_t spawn_shell(const std::string& cmd) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
+        _exit(127);
+    }
+    return pid;
+}
+
+// Waits up to `seconds` for `pid` to end; its exit status, or -1 if it did not end.
+int wait_for(pid_t pid, double seconds) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+        int status = 0;
+        if (waitpid(pid, &status, WNOHANG) == pid) return status;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return -1;
+}
+
+// Waits until `text` shows up in the file (training started), up to 60 s.
+bool wait_for_text(const std::string& path, const std::string& text) {
+    for (int i = 0; i < 1200; ++i) {
+        if (fs::exists(path) && read_file(path).find(text) != std::string::npos) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+}
+
+TEST(MpiTrain, AKilledRankEndsTheJobWithAnError) {
+    SKIP_WITHOUT_MPIRUN();
+    MpiScene s;
+    const std::string log = s.dir / "log.txt";
+    const pid_t job = spawn_shell(mpirun(2, s.train_args(s.dir / "m.radiant") + " --steps 100000") + " > " + log +
+                                  " 2>&1");
+    ASSERT_TRUE(wait_for_text(log, "step ")) << read_file(log);
+    const std::vector<pid_t> ranks = children_of(job);
+    ASSERT_GE(ranks.size(), 2u);
+    ASSERT_EQ(kill(ranks.back(), SIGKILL), 0);
+    const int status = wait_for(job, 30);
+    if (status == -1) kill(job, SIGKILL), waitpid(job, nullptr, 0);
+    ASSERT_NE(status, -1) << "the job still runs 30 s after a rank died";
+    EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_file(log);
+}
+
+TEST(MpiTrain, CtrlCStopsEveryRankAfterTheSameStepAndSaves) {
+    SKIP_WITHOUT_MPIRUN();
+    MpiScene s;
+    const std::string log = s.dir / "log.txt", snap = s.dir / "m.radiant";
+    const pid_t job = spawn_shell(mpirun(2, s.train_args(snap) + " --steps 100000") + " > " + log + " 2>&1");
+    ASSERT_TRUE(wait_for_text(log, "step ")) << read_file(log);
+    ASSERT_EQ(kill(job, SIGINT), 0);  // mpirun passes it on as SIGTERM to every rank
+    const int status = wait_for(job, 30);
+    if (status == -1) kill(job, SIGKILL), waitpid(job, nullptr, 0);
+    ASSERT_NE(status, -1) << "the job still runs 30 s after Ctrl-C";
+    const std::string out = read_file(log);
+    EXPECT_NE(out.find("stopped by SIGTERM at step"), std::string::npos) << out;
+    // The snapshot holds the step the ranks stopped at, and resumes.
+    const auto at = out.find("stopped by SIGTERM at step ");
+    ASSERT_NE(at, std::string::npos);
+    const uint64_t step = std::stoull(out.substr(at + 27));
+    EXPECT_EQ(load_model_snapshot(snap).file.header()["training"]["step"].get<uint64_t>(), step);
+}
+
+TEST(MpiTrain, BadInputOnEveryRankIsOneClearError) {
+    SKIP_WITHOUT_MPIRUN();
+    MpiScene s;
+    JobResult r = run_shell(s.dir, mpirun(2, s.train_args(s.dir / "m.radiant") + " --steps 10 --view"));
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.err.find("the training viewer runs with one rank, not 2"), std::string::npos) << r.err;
+    r = run_shell(s.dir, mpirun(2, "train " + (s.dir / "nowhere") + " --steps 10"));
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.err.find("nowhere"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace radiant
