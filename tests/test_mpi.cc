@@ -109,6 +109,14 @@ TEST(MpiShards, RanksGetConsecutiveFramesBalancedByPixels) {
     for (int r = 0; r < 3; ++r) EXPECT_THROW(keep_rank_share(few, r, 3), Error) << r;  // 3 ranks, 2 frames
 }
 
+TEST(MpiShards, SrunWithoutMpiIsRefusedInsteadOfTrainingNCopies) {
+    test::TempDir dir;
+    const DemoScene scene = test::write_tiny_demo_scene(dir / "scene");
+    test::expect_bad_input(dir, "train " + scene.train_json + " --steps 2 --snapshot " + (dir / "m.radiant"),
+                           "srun: started 4 tasks that cannot find each other", "SLURM_STEP_NUM_TASKS=4");
+    EXPECT_FALSE(fs::exists(dir / "m.radiant"));
+}
+
 // ---- collectives: ctest runs these under mpirun -np 3; alone they check the one-rank case ----
 
 float bf16_round(float f) {

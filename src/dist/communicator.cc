@@ -50,7 +50,15 @@ bool mpi_built_in() {
 Communicator& Communicator::world() {
     static std::unique_ptr<Communicator> world = [] {
         auto c = std::make_unique<Communicator>();
-        if (launched_by_mpi()) c->join_mpi();
+        if (launched_by_mpi()) {
+            c->join_mpi();
+        } else if (const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS"); tasks && std::atoi(tasks) > 1) {
+            // srun without an MPI plugin starts N independent copies, each training alone and
+            // all writing the same snapshot.
+            throw Error("srun", std::string("started ") + tasks +
+                                    " tasks that cannot find each other (no PMI in their environment): "
+                                    "run srun --mpi=pmix (or --mpi=pmi2), or use one task");
+        }
         return c;
     }();
     return *world;

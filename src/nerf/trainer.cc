@@ -244,6 +244,7 @@ double NerfTrainer::step() {
             m_comm->allreduce_sum(m_grads.data(), n_params, m_config.gradient_wire);
             lap(m_phase.exchange);
             m_adam->step(params, m_grads.data(), m_pool);
+            lap(m_phase.optimizer);
         }
         lap(m_phase.exchange);
     } else {
