@@ -37,9 +37,9 @@ bool have_mpirun() { return mpi_built_in() && std::system("command -v mpirun > /
                                     : "built without MPI (install libopenmpi-dev and reconfigure)")
 
 // `mpirun -np N radiant ARGS` with the flags CI needs (root, more ranks than cores).
-std::string mpirun(int ranks, const std::string& args) {
-    return "mpirun --oversubscribe --allow-run-as-root -np " + std::to_string(ranks) + " " + RADIANT_BINARY + " " +
-           args;
+std::string mpirun(int ranks, const std::string& args, const std::string& mpirun_flags = "") {
+    return "mpirun " + mpirun_flags + " --oversubscribe --allow-run-as-root -np " + std::to_string(ranks) + " " +
+           RADIANT_BINARY + " " + args;
 }
 
 struct JobResult {
@@ -319,9 +319,13 @@ TEST(MpiTrain, CtrlCStopsEveryRankAfterTheSameStepAndSaves) {
     SKIP_WITHOUT_MPIRUN();
     MpiScene s;
     const std::string log = s.dir / "log.txt", snap = s.dir / "m.radiant";
-    const pid_t job = spawn_shell(mpirun(2, s.train_args(snap) + " --steps 100000") + " > " + log + " 2>&1");
+    // mpirun passes Ctrl-C on as SIGTERM to every rank odls_base_sigkill_timeout seconds later,
+    // and SIGKILLs them as long again after that (1 s by default: too short for a step and a
+    // save on a loaded machine; the README says to raise it).
+    const pid_t job = spawn_shell(mpirun(2, s.train_args(snap) + " --steps 100000", "--mca odls_base_sigkill_timeout 5") +
+                                  " > " + log + " 2>&1");
     ASSERT_TRUE(wait_for_text(log, "step ")) << read_file(log);
-    ASSERT_EQ(kill(job, SIGINT), 0);  // mpirun passes it on as SIGTERM to every rank
+    ASSERT_EQ(kill(job, SIGINT), 0);
     const int status = wait_for(job, 30);
     if (status == -1) kill(job, SIGKILL), waitpid(job, nullptr, 0);
     ASSERT_NE(status, -1) << "the job still runs 30 s after Ctrl-C";
