@@ -72,8 +72,12 @@ TEST(MpiShards, CoverTheBufferInOrderOnCacheLineBoundaries) {
                 const ShardRange s = Communicator::shard(n, r, ranks);
                 EXPECT_EQ(s.begin, next) << n << " " << ranks << " " << r;
                 EXPECT_LE(s.begin, s.end);
-                if (s.end != n) EXPECT_EQ(s.end % 16, 0u);
-                if (n >= size_t(1000)) EXPECT_NEAR(double(s.size()), double(n) / ranks, 16.0);
+                if (s.end != n) {
+                    EXPECT_EQ(s.end % 16, 0u);
+                }
+                if (n >= size_t(1000)) {
+                    EXPECT_NEAR(double(s.size()), double(n) / ranks, 16.0);
+                }
                 next = s.end;
             }
             EXPECT_EQ(next, n);

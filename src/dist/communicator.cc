@@ -125,26 +125,24 @@ void Communicator::reduce_scatter_sum(float* data, size_t n, WireFormat wire) {
     } else {
         m_recv.resize(s * ranks);
     }
-    std::vector<MPI_Request> requests;
-    requests.reserve(2 * ranks);
+    m_requests.resize(2 * ranks * sizeof(MPI_Request));
+    MPI_Request* requests = reinterpret_cast<MPI_Request*>(m_requests.data());
+    int n_requests = 0;
     for (size_t r = 0; r < ranks; ++r) {
         if (r == me) continue;
-        requests.emplace_back();
-        if (bf16) MPI_Irecv(m_recv16.data() + s * r, int(s), MPI_UINT16_T, int(r), 7, MPI_COMM_WORLD, &requests.back());
-        else MPI_Irecv(m_recv.data() + s * r, int(s), MPI_FLOAT, int(r), 7, MPI_COMM_WORLD, &requests.back());
+        MPI_Request* q = &requests[n_requests++];
+        if (bf16) MPI_Irecv(m_recv16.data() + s * r, int(s), MPI_UINT16_T, int(r), 7, MPI_COMM_WORLD, q);
+        else MPI_Irecv(m_recv.data() + s * r, int(s), MPI_FLOAT, int(r), 7, MPI_COMM_WORLD, q);
     }
     for (size_t k = 1; k < ranks; ++k) {  // staggered, so rank pairs do not all hit one rank first
         const size_t r = (me + k) % ranks;
         const ShardRange sh = shard(n, int(r), m_size);
-        requests.emplace_back();
-        if (bf16)
-            MPI_Isend(m_send16.data() + sh.begin, int(sh.size()), MPI_UINT16_T, int(r), 7, MPI_COMM_WORLD,
-                      &requests.back());
-        else
-            MPI_Isend(data + sh.begin, int(sh.size()), MPI_FLOAT, int(r), 7, MPI_COMM_WORLD, &requests.back());
+        MPI_Request* q = &requests[n_requests++];
+        if (bf16) MPI_Isend(m_send16.data() + sh.begin, int(sh.size()), MPI_UINT16_T, int(r), 7, MPI_COMM_WORLD, q);
+        else MPI_Isend(data + sh.begin, int(sh.size()), MPI_FLOAT, int(r), 7, MPI_COMM_WORLD, q);
         m_bytes_sent += sh.size() * (bf16 ? sizeof(uint16_t) : sizeof(float));
     }
-    MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    MPI_Waitall(n_requests, requests, MPI_STATUSES_IGNORE);
     // Sum in rank order, ((rank 0 + rank 1) + rank 2) + ..., a cache-sized block at a time so
     // the shard is read and written once.
     float* out = data + mine.begin;
@@ -175,27 +173,33 @@ void Communicator::reduce_scatter_sum(float* data, size_t n, WireFormat wire) {
 void Communicator::allgather_shards(float* data, size_t n) {
     if (m_size == 1) return;
     Timer timer;
-    const size_t ranks = size_t(m_size);
-    std::vector<int> counts(ranks), displs(ranks);
+    m_counts.resize(size_t(m_size));
+    m_displs.resize(size_t(m_size));
     for (int r = 0; r < m_size; ++r) {
         const ShardRange sh = shard(n, r, m_size);
-        counts[size_t(r)] = int(sh.size());
-        displs[size_t(r)] = int(sh.begin);
+        m_counts[size_t(r)] = int(sh.size());
+        m_displs[size_t(r)] = int(sh.begin);
     }
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, counts.data(), displs.data(), MPI_FLOAT,
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, m_counts.data(), m_displs.data(), MPI_FLOAT,
                    MPI_COMM_WORLD);
     m_bytes_sent += my_shard(n).size() * sizeof(float) * size_t(m_size - 1);
     m_comm_seconds += timer.seconds();
 }
 
 std::vector<double> Communicator::allgather(const std::vector<double>& mine) {
-    if (m_size == 1) return mine;
-    Timer timer;
     std::vector<double> all(mine.size() * size_t(m_size));
-    MPI_Allgather(mine.data(), int(mine.size()), MPI_DOUBLE, all.data(), int(mine.size()), MPI_DOUBLE,
-                  MPI_COMM_WORLD);
-    m_comm_seconds += timer.seconds();
+    allgather(mine.data(), mine.size(), all.data());
     return all;
+}
+
+void Communicator::allgather(const double* mine, size_t k, double* all) {
+    if (m_size == 1) {
+        std::copy(mine, mine + k, all);
+        return;
+    }
+    Timer timer;
+    MPI_Allgather(mine, int(k), MPI_DOUBLE, all, int(k), MPI_DOUBLE, MPI_COMM_WORLD);
+    m_comm_seconds += timer.seconds();
 }
 
 std::vector<std::string> Communicator::allgather_strings(const std::string& mine) {
@@ -218,6 +222,7 @@ std::vector<std::string> Communicator::allgather_strings(const std::string& mine
 void Communicator::reduce_scatter_sum(float*, size_t, WireFormat) {}
 void Communicator::allgather_shards(float*, size_t) {}
 std::vector<double> Communicator::allgather(const std::vector<double>& mine) { return mine; }
+void Communicator::allgather(const double* mine, size_t k, double* all) { std::copy(mine, mine + k, all); }
 std::vector<std::string> Communicator::allgather_strings(const std::string& mine) { return {mine}; }
 
 #endif

@@ -59,6 +59,8 @@ public:
 
     // Each rank's `mine` (the same length on every rank), concatenated in rank order.
     std::vector<double> allgather(const std::vector<double>& mine);
+    // The same into `all` (k x size() values), allocating nothing: for every training step.
+    void allgather(const double* mine, size_t k, double* all);
     // Sums in rank order / takes the maximum / ors a flag over ranks.
     double sum(double mine);
     double max(double mine);
@@ -83,6 +85,8 @@ private:
     double m_comm_seconds = 0;
     std::vector<float> m_recv;      // landing area for the other ranks' copies of my shard: size x shard
     std::vector<uint16_t> m_send16, m_recv16;  // bf16 wire buffers
+    std::vector<int> m_counts, m_displs;        // per-rank counts and offsets for the v-collectives
+    std::vector<char> m_requests;               // MPI_Request storage for the point-to-point sends
 };
 
 // Whether this build can join MPI.

@@ -34,6 +34,7 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
     m_rays = config.initial_rays;
     const size_t ranks = m_comm ? size_t(m_comm->size()) : 1;
     for (size_t r = 0; r < ranks; ++r) m_rank_rays.push_back(part_of(m_rays, r, ranks));
+    m_rank_stats.assign(3 * ranks, 0.0);
     const NerfField& field = m_model.field();
     m_grads.assign(field.n_params(), 0.0f);
     const size_t d0 = field.density_offset();
@@ -225,12 +226,15 @@ double NerfTrainer::step() {
     }
     float* params = m_model.params().data();
     const size_t n_params = m_model.params().size();
-    std::vector<double> all = {loss, rays, samples};  // per rank
+    // Every rank's (loss, rays, samples), in rank order.
+    const double mine[3] = {loss, rays, samples};
+    double* all = m_rank_stats.data();
+    std::copy(mine, mine + 3, all);
     if (m_comm && m_comm->distributed()) {
         // One small exchange for the step's totals, one large one for the gradients.
-        all = m_comm->allgather({loss, rays, samples});
+        m_comm->allgather(mine, 3, all);
         loss = rays = samples = 0;
-        for (size_t r = 0; r < all.size(); r += 3) loss += all[r], rays += all[r + 1], samples += all[r + 2];
+        for (size_t r = 0; r < m_rank_stats.size(); r += 3) loss += all[r], rays += all[r + 1], samples += all[r + 2];
         if (m_config.shard_optimizer) {
             const ShardRange mine = m_comm->my_shard(n_params);
             m_comm->reduce_scatter_sum(m_grads.data(), n_params, m_config.gradient_wire);

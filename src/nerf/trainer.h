@@ -120,6 +120,7 @@ private:
     uint64_t m_step = 0;
     size_t m_rays = 0;  // planned rays this step, all ranks
     std::vector<size_t> m_rank_rays;  // each rank's part of m_rays
+    std::vector<double> m_rank_stats; // each rank's (loss, rays, samples) of the last step
     size_t m_rays_done = 0, m_samples = 0;
     PhaseSeconds m_phase;
 };

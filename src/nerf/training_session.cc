@@ -106,8 +106,11 @@ TrainingSession::StepResult TrainingSession::step() {
     double dt = timer.seconds();
     bool stop = false;
     if (m_comm) {  // one clock for all ranks (the slowest), and a stop on any rank stops all
-        const std::vector<double> all = m_comm->allgather({dt, m_stop_pending ? 1.0 : 0.0});
-        for (size_t r = 0; r < all.size(); r += 2) dt = std::max(dt, all[r]), stop = stop || all[r + 1] > 0;
+        const double mine[2] = {dt, m_stop_pending ? 1.0 : 0.0};
+        m_rank_flags.resize(2 * size_t(m_comm->size()));
+        m_comm->allgather(mine, 2, m_rank_flags.data());
+        for (size_t r = 0; r < m_rank_flags.size(); r += 2)
+            dt = std::max(dt, m_rank_flags[r]), stop = stop || m_rank_flags[r + 1] > 0;
     }
     m_seconds += dt;
     m_run_seconds += dt;

@@ -121,6 +121,7 @@ private:
     bool m_saved_any = false;
     Communicator* m_comm;
     bool m_stop_pending = false;
+    std::vector<double> m_rank_flags;  // each rank's (step time, stop requested)
 };
 
 }  // namespace radiant
