@@ -136,17 +136,18 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
         comm.distributed() ? fmt::format(" on each of {} MPI ranks (Adam {}, gradients as {})", comm.size(),
                                          o.mpi_optimizer, o.mpi_wire)
                            : "";
-    if (root)
-    std::fprintf(stderr,
-                 "train: %s: %zu views %dx%d (staged in %.2f s), %d threads%s, MLP %s\n"
-                 "  hash grid %d x %d, table 2^%d (%zu params), target %zu samples/step%s\n",
-                 transforms_path.c_str(), all_views, images.images[0].width,
-                 images.images[0].height, images.staging_seconds, pool.size(), ranks_note.c_str(),
-                 fc.precision == MlpPrecision::kBf16 ? "bf16 (AMX)" : "fp32", fc.grid.n_levels,
-                 fc.grid.n_features_per_level, fc.grid.log2_hashmap_size, session.model().params().size(),
-                 config.target_samples,
-                 o.resume ? fmt::format(", resuming at step {} ({:.1f} s trained)", session.steps(), session.seconds()).c_str()
-                          : "");
+    if (root) {
+        std::fprintf(stderr,
+                     "train: %s: %zu views %dx%d (staged in %.2f s), %d threads%s, MLP %s\n"
+                     "  hash grid %d x %d, table 2^%d (%zu params), target %zu samples/step%s\n",
+                     transforms_path.c_str(), all_views, images.images[0].width,
+                     images.images[0].height, images.staging_seconds, pool.size(), ranks_note.c_str(),
+                     fc.precision == MlpPrecision::kBf16 ? "bf16 (AMX)" : "fp32", fc.grid.n_levels,
+                     fc.grid.n_features_per_level, fc.grid.log2_hashmap_size, session.model().params().size(),
+                     config.target_samples,
+                     o.resume ? fmt::format(", resuming at step {} ({:.1f} s trained)", session.steps(), session.seconds()).c_str()
+                              : "");
+    }
 
     Report report;
     report.command = "train";
@@ -179,11 +180,13 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
         last = r;
         if (session.status() == TrainingSession::Status::kDiverged) {
             progress.finish(state);
-            if (root)
-            std::fprintf(stderr, "radiant: error: training diverged: non-finite loss at step %llu; %s\n",
-                         static_cast<unsigned long long>(r.step),
-                         session.saved_any() ? fmt::format("the last good snapshot ({}) is kept", snapshot_path).c_str()
-                                             : "no snapshot was written");
+            if (root) {
+                std::fprintf(stderr, "radiant: error: training diverged: non-finite loss at step %llu; %s\n",
+                             static_cast<unsigned long long>(r.step),
+                             session.saved_any()
+                                 ? fmt::format("the last good snapshot ({}) is kept", snapshot_path).c_str()
+                                 : "no snapshot was written");
+            }
             result.exit_code = 1;
             return result;
         }

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "core/timer.h"
 
 #ifdef RADIANT_HAVE_MPI
 #include <mpi.h>
@@ -111,7 +110,6 @@ ShardRange Communicator::shard(size_t n, int r, int size) {
 
 void Communicator::reduce_scatter_sum(float* data, size_t n, WireFormat wire) {
     if (m_size == 1) return;
-    Timer timer;
     const ShardRange mine = my_shard(n);
     const size_t s = mine.size(), ranks = size_t(m_size), me = size_t(m_rank);
     // Point to point: my copy of rank r's shard goes to r; the other ranks' copies of my shard
@@ -167,12 +165,10 @@ void Communicator::reduce_scatter_sum(float* data, size_t n, WireFormat wire) {
         }
         std::memcpy(out + b, acc, m * sizeof(float));
     }
-    m_comm_seconds += timer.seconds();
 }
 
 void Communicator::allgather_shards(float* data, size_t n) {
     if (m_size == 1) return;
-    Timer timer;
     m_counts.resize(size_t(m_size));
     m_displs.resize(size_t(m_size));
     for (int r = 0; r < m_size; ++r) {
@@ -183,7 +179,6 @@ void Communicator::allgather_shards(float* data, size_t n) {
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, m_counts.data(), m_displs.data(), MPI_FLOAT,
                    MPI_COMM_WORLD);
     m_bytes_sent += my_shard(n).size() * sizeof(float) * size_t(m_size - 1);
-    m_comm_seconds += timer.seconds();
 }
 
 std::vector<double> Communicator::allgather(const std::vector<double>& mine) {
@@ -197,9 +192,7 @@ void Communicator::allgather(const double* mine, size_t k, double* all) {
         std::copy(mine, mine + k, all);
         return;
     }
-    Timer timer;
     MPI_Allgather(mine, int(k), MPI_DOUBLE, all, int(k), MPI_DOUBLE, MPI_COMM_WORLD);
-    m_comm_seconds += timer.seconds();
 }
 
 std::vector<std::string> Communicator::allgather_strings(const std::string& mine) {

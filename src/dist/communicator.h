@@ -70,8 +70,6 @@ public:
 
     // Bytes this rank sent in collectives so far (for the communication share).
     uint64_t bytes_sent() const { return m_bytes_sent; }
-    // Seconds this rank spent in collectives so far.
-    double comm_seconds() const { return m_comm_seconds; }
 
     // Ends every rank of the job now (a failing rank must not leave the others waiting).
     [[noreturn]] void abort(int exit_code);
@@ -82,7 +80,6 @@ private:
     bool m_mpi = false;
     int m_rank = 0, m_size = 1, m_local_size = 1;
     uint64_t m_bytes_sent = 0;
-    double m_comm_seconds = 0;
     std::vector<float> m_recv;      // landing area for the other ranks' copies of my shard: size x shard
     std::vector<uint16_t> m_send16, m_recv16;  // bf16 wire buffers
     std::vector<int> m_counts, m_displs;        // per-rank counts and offsets for the v-collectives
