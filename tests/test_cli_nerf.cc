@@ -89,6 +89,25 @@ TEST(CliNerf, TrainEvalRenderAndReports) {
     EXPECT_EQ(read_image_size(s.dir / "views/frame_0001.png").width, 32);
 }
 
+
+// --encoding reshapes a new model's grid; the snapshot carries the shape, so eval rebuilds it.
+TEST(CliNerf, EightByFourEncodingTrainsAndReloads) {
+    Scene s;
+    const std::string snap = s.dir / "m.radiant", report = s.dir / "train.json";
+    RunResult r = run(s.dir, s.train_args(snap) + " --steps 40 --encoding 8x4 --val " + s.scene.test_json +
+                                 " --report " + report);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto rep = nlohmann::json::parse(read_file(report));
+    EXPECT_EQ(rep["encoding"], "8x4");
+    EXPECT_GT(rep["psnr"].get<double>(), 10.0);
+    const std::string eval_report = s.dir / "eval.json";
+    r = run(s.dir, "eval " + snap + " " + s.scene.test_json + " --report " + eval_report);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NEAR(nlohmann::json::parse(read_file(eval_report))["psnr"].get<double>(), rep["psnr"].get<double>(), 1e-6);
+    r = run(s.dir, s.train_args(s.dir / "x.radiant") + " --steps 5 --encoding 4x4");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("--encoding: 4x4 not in"), std::string::npos) << r.err;
+}
 TEST(CliNerf, InterruptedThenResumedEqualsUninterrupted) {
     Scene s;
     const std::string straight = s.dir / "straight.radiant", staged = s.dir / "staged.radiant";

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cmath>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
@@ -112,6 +113,9 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
                          info["scene"].dump().c_str(), transforms_path.c_str());
     } else {
         NerfModelConfig mc = NerfModelConfig::for_dataset(dataset, o.log2_table);
+        int levels = 16, features = 2;
+        std::sscanf(o.encoding.c_str(), "%dx%d", &levels, &features);  // validated by the option
+        mc.field.set_encoding(levels, features);
         mc.field.precision = o.precision == "bf16" && amx::available() ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
         model = std::make_unique<NerfModel>(mc);
         model->init_params(config.seed);
@@ -225,7 +229,9 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
     }
     report.peak_rss_mb = peak_rss_mb();
     report.extra = {{"scene", transforms_path}, {"snapshot", snapshot_path}, {"downscale", o.downscale},
-                    {"log2_hashmap_size", fc.grid.log2_hashmap_size}, {"target_samples", config.target_samples},
+                    {"log2_hashmap_size", fc.grid.log2_hashmap_size},
+                    {"encoding", fmt::format("{}x{}", fc.grid.n_levels, fc.grid.n_features_per_level)},
+                    {"target_samples", config.target_samples},
                     {"mlp_precision", fc.precision == MlpPrecision::kBf16 ? "bf16" : "fp32"},
                     {"interrupted", stopped_by != 0}, {"ranks", comm.size()}};
     {
@@ -318,6 +324,10 @@ Command add_train_command(CLI::App& app) {
     cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
     cmd->add_option("--log2-table", o->log2_table, "log2 of the hash table size per level")
         ->check(CLI::Range(14, 22))
+        ->capture_default_str();
+    cmd->add_option("--encoding", o->encoding,
+                    "hash grid levels x features: 16x2 (instant-ngp's original, the default) or 8x4 (its newer base.json; see BENCHMARKS.md)")
+        ->check(CLI::IsMember({"16x2", "8x4"}))
         ->capture_default_str();
     cmd->add_option("--target-samples", o->target_samples, "samples per step (the ray count adapts)")
         ->check(CLI::Range(size_t(1) << 10, size_t(1) << 20))

@@ -31,6 +31,7 @@ struct TrainOptions {
     int threads = 0;
     uint64_t seed = 1337;
     int log2_table = 19;
+    std::string encoding = "16x2";  // hash grid levels x features per level
     size_t target_samples = size_t(1) << 17;  // beat 2^15 and 2^16 on time-to-PSNR (BENCHMARKS.md)
     float lr = 1e-2f;
     std::string loss = "l2";

@@ -47,6 +47,13 @@ FieldConfig FieldConfig::instant_ngp(float aabb_scale, int log2_hashmap_size) {
     return c;
 }
 
+void FieldConfig::set_encoding(int levels, int features) {
+    RD_CHECK(levels >= 2 && (levels * features) % 16 == 0);
+    grid.n_levels = levels;
+    grid.n_features_per_level = features;
+    grid.per_level_scale = HashGridConfig::scale_for_finest(grid.base_resolution, levels, 2048.0f * aabb_scale);
+}
+
 NerfField::NerfField(const FieldConfig& c, KernelImpl impl)
     : m_config(c), m_grid(c.grid, impl), m_density(density_config(c), impl), m_color(color_config(c), impl) {
     RD_CHECK(c.grid.n_dims == 3 && c.geometry_features == 16);

@@ -28,6 +28,11 @@ struct FieldConfig {
 
     // instant-ngp's defaults: 16 levels x 2 features, table 2^19, base 16, finest 2048 * aabb.
     static FieldConfig instant_ngp(float aabb_scale, int log2_hashmap_size = 19);
+
+    // Re-shapes the encoding to `levels` x `features` (levels * features % 16 == 0), keeping
+    // the base and finest resolutions: 8 x 4 is instant-ngp's newer base.json, whose levels
+    // double in resolution and whose coarse three fit densely in the table.
+    void set_encoding(int levels, int features);
 };
 
 class NerfField {
