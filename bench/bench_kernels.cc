@@ -55,15 +55,9 @@ BENCHMARK(BM_HashGridForward3D)->Args({19, 1})->Args({19, 0})->Args({15, 1});
 
 // Positions as the NeRF trainer produces them: 64 consecutive samples along each of many
 // random rays (step sqrt(3)/1024), with fresh rays every iteration (a pool far larger than L2).
-void BM_HashGridForwardRays(benchmark::State& state) {
-    HashGridConfig c;
-    c.n_dims = 3;
-    c.log2_hashmap_size = state.range(0);
-    c.per_level_scale = HashGridConfig::scale_for_finest(16, 16, 2048);
-    HashGrid grid(c, KernelImpl::kSimd);
-    auto params = random_vector(grid.n_params(), 4);
-    const size_t n = 4096, batches = 256, per_ray = 64;
-    std::vector<float> pos(n * 3 * batches);
+std::vector<float> ray_positions(size_t n) {
+    const size_t per_ray = 64;
+    std::vector<float> pos(n * 3);
     auto seeds = random_vector(pos.size() / per_ray * 2, 7);
     for (size_t r = 0; r < pos.size() / 3 / per_ray; ++r) {
         const float o[3] = {0.5f + 0.4f * seeds[6 * r % seeds.size()], 0.5f + 0.4f * seeds[(6 * r + 1) % seeds.size()],
@@ -74,6 +68,19 @@ void BM_HashGridForwardRays(benchmark::State& state) {
             for (int k = 0; k < 3; ++k)
                 pos[3 * (r * per_ray + s) + k] = o[k] + d[k] / len * 0.0017f * float(s);
     }
+    return pos;
+}
+
+// Sample by sample (forward), 4096 ray-ordered positions at a time.
+void BM_HashGridForwardRays(benchmark::State& state) {
+    HashGridConfig c;
+    c.n_dims = 3;
+    c.log2_hashmap_size = state.range(0);
+    c.per_level_scale = HashGridConfig::scale_for_finest(16, 16, 2048);
+    HashGrid grid(c, KernelImpl::kSimd);
+    auto params = random_vector(grid.n_params(), 4);
+    const size_t n = 4096, batches = 256;
+    const std::vector<float> pos = ray_positions(n * batches);
     AlignedVector<float> out(n * grid.n_output_dims());
     size_t b = 0;
     for (auto _ : state) {
@@ -83,6 +90,47 @@ void BM_HashGridForwardRays(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * n);
 }
 BENCHMARK(BM_HashGridForwardRays)->Arg(19)->Arg(18)->Arg(16);
+
+// The same ray-ordered positions, a training step's worth (2^17) at a time, level by level
+// (forward_levels): what the trainer does.
+void BM_HashGridForwardLevelsRays(benchmark::State& state) {
+    HashGridConfig c;
+    c.n_dims = 3;
+    c.log2_hashmap_size = state.range(0);
+    c.per_level_scale = HashGridConfig::scale_for_finest(16, 16, 2048);
+    HashGrid grid(c, KernelImpl::kSimd);
+    auto params = random_vector(grid.n_params(), 4);
+    const size_t n = size_t(1) << 17, batches = 4;
+    const std::vector<float> pos = ray_positions(n * batches);
+    AlignedVector<float> out(n * grid.n_output_dims());
+    size_t b = 0;
+    for (auto _ : state) {
+        grid.forward_levels(params.data(), pos.data() + 3 * n * (b++ % batches), n, out.data(), n, 0, c.n_levels);
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_HashGridForwardLevelsRays)->Arg(19)->Arg(18)->Arg(16);
+
+// The trainer's hash backward: a step's worth of ray-ordered samples, level by level.
+void BM_HashGridBackwardLevelsRays(benchmark::State& state) {
+    HashGridConfig c;
+    c.n_dims = 3;
+    c.log2_hashmap_size = state.range(0);
+    c.per_level_scale = HashGridConfig::scale_for_finest(16, 16, 2048);
+    HashGrid grid(c, KernelImpl::kSimd);
+    const size_t n = size_t(1) << 17, batches = 4;
+    const std::vector<float> pos = ray_positions(n * batches);
+    auto d_enc = random_vector(n * grid.n_output_dims(), 5);
+    std::vector<float> grads(grid.n_params(), 0.0f);
+    size_t b = 0;
+    for (auto _ : state) {
+        grid.backward(pos.data() + 3 * n * (b++ % batches), n, d_enc.data(), n, grads.data(), 0, c.n_levels);
+        benchmark::DoNotOptimize(grads.data());
+    }
+    state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_HashGridBackwardLevelsRays)->Arg(19)->Arg(16);
 
 void BM_Adam(benchmark::State& state) {
     const size_t n = 1 << 20;

@@ -36,8 +36,8 @@ run() {
 step_ms() { jq '.seconds / .steps * 1000' "$out/$1.json"; }
 # shares NAME: rank 0's phases as percentages of its step time
 shares() {
-    jq -r '.phase_seconds[0] as $p | ($p.grid + $p.chunks + $p.gradients + $p.exchange + $p.optimizer) as $t |
-        [$p.chunks, $p.gradients, $p.grid, $p.optimizer, $p.exchange] | map(. / $t * 100 | floor | tostring + "%") |
+    jq -r '.phase_seconds[0] as $p | ($p.grid + $p.chunks + $p.encoding + $p.gradients + $p.exchange + $p.optimizer) as $t |
+        [$p.chunks + $p.encoding, $p.gradients, $p.grid, $p.optimizer, $p.exchange] | map(. / $t * 100 | floor | tostring + "%") |
         join(" | ")' "$out/$1.json"
 }
 

@@ -238,11 +238,12 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
         // Where each rank's step time went, and what it sent.
         const NerfTrainer::PhaseSeconds& ph = session.trainer().phase_seconds();
         const std::vector<double> all = comm.allgather(
-            {ph.grid, ph.chunks, ph.gradients, ph.exchange, ph.optimizer, double(comm.bytes_sent())});
+            {ph.grid, ph.chunks, ph.encoding, ph.gradients, ph.exchange, ph.optimizer, double(comm.bytes_sent())});
         nlohmann::json phases = nlohmann::json::array();
-        for (size_t r = 0; r < all.size(); r += 6)
-            phases.push_back({{"grid", all[r]}, {"chunks", all[r + 1]}, {"gradients", all[r + 2]},
-                              {"exchange", all[r + 3]}, {"optimizer", all[r + 4]}, {"bytes_sent", all[r + 5]}});
+        for (size_t r = 0; r < all.size(); r += 7)
+            phases.push_back({{"grid", all[r]}, {"chunks", all[r + 1]}, {"encoding", all[r + 2]},
+                              {"gradients", all[r + 3]}, {"exchange", all[r + 4]}, {"optimizer", all[r + 5]},
+                              {"bytes_sent", all[r + 6]}});
         report.extra["phase_seconds"] = phases;  // one entry per rank
     }
     if (comm.distributed()) {

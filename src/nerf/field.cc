@@ -93,9 +93,25 @@ void NerfField::map_positions(const float* positions, size_t n, float* out) cons
 
 void NerfField::density(const float* params, const float* packed, const float* positions,
                         size_t n, Workspace& ws, float* sigma, float* geometry) const {
-    const int enc_dims = m_grid.n_output_dims();
     map_positions(positions, n, ws.enc_pos.data());
-    m_grid.forward(params, ws.enc_pos.data(), n, ws.enc.data(), enc_dims);
+    m_grid.forward(params, ws.enc_pos.data(), n, ws.enc.data(), m_grid.n_output_dims());
+    density_mlp(packed, n, ws, sigma, geometry);
+}
+
+void NerfField::density_encoded(const float* packed, const float* enc, size_t enc_stride, size_t n,
+                                Workspace& ws, float* sigma) const {
+    gather_encoding(enc, enc_stride, n, ws);
+    density_mlp(packed, n, ws, sigma, nullptr);
+}
+
+void NerfField::gather_encoding(const float* enc, size_t enc_stride, size_t n, Workspace& ws) const {
+    const size_t E = size_t(m_grid.n_output_dims());
+    for (size_t k = 0; k < E; ++k)
+        for (size_t i = 0; i < n; ++i) ws.enc[i * E + k] = enc[k * enc_stride + i];
+}
+
+void NerfField::density_mlp(const float* packed, size_t n, Workspace& ws, float* sigma, float* geometry) const {
+    const int enc_dims = m_grid.n_output_dims();
     const float* h = m_density.forward(packed, ws.enc.data(), enc_dims, n, ws.density);
     const size_t hs = m_density.output_stride(), G = m_config.geometry_features;
     for (size_t i = 0; i < n; ++i) sigma[i] = std::exp(std::min(h[i * hs], kMaxLogDensity));
@@ -117,10 +133,22 @@ void NerfField::color(const float* packed, const float* geometry, const float* d
 void NerfField::forward(const float* params, const float* packed, const float* positions,
                         const float* directions, size_t n, Workspace& ws, float* sigma,
                         float* rgb) const {
+    map_positions(positions, n, ws.enc_pos.data());
+    m_grid.forward(params, ws.enc_pos.data(), n, ws.enc.data(), m_grid.n_output_dims());
+    forward_mlps(packed, directions, n, ws, sigma, rgb);
+}
+
+void NerfField::forward_encoded(const float* packed, const float* enc, size_t enc_stride,
+                                const float* directions, size_t n, Workspace& ws, float* sigma,
+                                float* rgb) const {
+    gather_encoding(enc, enc_stride, n, ws);
+    forward_mlps(packed, directions, n, ws, sigma, rgb);
+}
+
+void NerfField::forward_mlps(const float* packed, const float* directions, size_t n, Workspace& ws,
+                             float* sigma, float* rgb) const {
     const int enc_dims = m_grid.n_output_dims();
     const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
-    map_positions(positions, n, ws.enc_pos.data());
-    m_grid.forward(params, ws.enc_pos.data(), n, ws.enc.data(), enc_dims);
     const float* h = m_density.forward(packed, ws.enc.data(), enc_dims, n, ws.density);
     const size_t hs = m_density.output_stride();
     for (size_t i = 0; i < n; ++i) {

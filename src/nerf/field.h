@@ -64,10 +64,18 @@ public:
     // sigma[i] (density, 1/unit-cube length) and rgb[3i..3i+2] for n <= max_tile samples.
     void forward(const float* params, const float* packed, const float* positions,
                  const float* directions, size_t n, Workspace& ws, float* sigma, float* rgb) const;
+    // forward() from an encoding computed beforehand (HashGrid::forward_levels over a longer
+    // run of samples): enc is feature-major, enc[k * enc_stride + i] for the tile's i < n.
+    // backward() then follows as after forward().
+    void forward_encoded(const float* packed, const float* enc, size_t enc_stride, const float* directions,
+                         size_t n, Workspace& ws, float* sigma, float* rgb) const;
     // Density only (occupancy-grid updates). With `geometry` ([n][geometry_features], may be
     // null) also the density MLP's outputs, so that color() can finish the samples that matter.
     void density(const float* params, const float* packed, const float* positions, size_t n,
                  Workspace& ws, float* sigma, float* geometry = nullptr) const;
+    // density() from an encoding computed beforehand, laid out as for forward_encoded().
+    void density_encoded(const float* packed, const float* enc, size_t enc_stride, size_t n, Workspace& ws,
+                         float* sigma) const;
     // The colour of n <= max_tile samples from their geometry features (density()) and view
     // directions: forward() split in two, so a renderer skips the colour MLP where the
     // compositing weight is negligible. Same values as forward().
@@ -85,6 +93,14 @@ public:
     void map_positions(const float* positions, size_t n, float* out) const;
 
 private:
+    // Row-major ws.enc from a feature-major encoding.
+    void gather_encoding(const float* enc, size_t enc_stride, size_t n, Workspace& ws) const;
+    // The density MLP of density(), from the encoding in ws.enc.
+    void density_mlp(const float* packed, size_t n, Workspace& ws, float* sigma, float* geometry) const;
+    // The MLPs of forward(), from the encoding in ws.enc.
+    void forward_mlps(const float* packed, const float* directions, size_t n, Workspace& ws, float* sigma,
+                      float* rgb) const;
+
     FieldConfig m_config;
     HashGrid m_grid;
     FusedMlp m_density, m_color;

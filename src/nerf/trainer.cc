@@ -73,14 +73,25 @@ void NerfTrainer::update_grid() {
     // Ranks evaluate their shares of the cells and swap the results: every rank ends with the
     // same grid.
     const bool dist = m_comm && m_comm->distributed();
+    // Blocks of cells: the encoding level by level (tables stay in cache), then the density MLP.
+    const size_t E = size_t(field.grid().n_output_dims());
+    ensure(m_grid_mapped, 3 * kGridBlock);
+    ensure(m_grid_enc, E * kGridBlock);
     auto density = [&](const float* pos, size_t n, float* out) {
         const ShardRange part = dist ? m_comm->my_shard(n) : ShardRange{0, n};
-        const size_t tiles = (part.size() + kTile - 1) / kTile;
-        m_pool.parallel_for(tiles, [&](size_t tile, int t) {
-            const size_t i0 = part.begin + tile * kTile, nt = std::min(kTile, part.end - i0);
-            field.density(m_model.params().data(), m_model.packed(), pos + 3 * i0, nt, m_scratch[t].ws,
-                          out + i0);
-        });
+        for (size_t b0 = part.begin; b0 < part.end; b0 += kGridBlock) {
+            const size_t nb = std::min(kGridBlock, part.end - b0);
+            field.map_positions(pos + 3 * b0, nb, m_grid_mapped.data());
+            m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
+                const int level = m_level_order[i];
+                field.grid().forward_levels(m_model.params().data(), m_grid_mapped.data(), nb, m_grid_enc.data(), nb,
+                                            level, level + 1);
+            });
+            m_pool.parallel_for((nb + kTile - 1) / kTile, [&](size_t tile, int t) {
+                const size_t i0 = tile * kTile, nt = std::min(kTile, nb - i0);
+                field.density_encoded(m_model.packed(), m_grid_enc.data() + i0, nb, nt, m_scratch[t].ws, out + b0 + i0);
+            });
+        }
         if (dist) m_comm->allgather_shards(out, n);
     };
     m_model.grid().update(density, rng, m_step < uint64_t(m_config.grid_warmup_steps));
@@ -126,8 +137,8 @@ double NerfTrainer::train_group(Chunk& ch, size_t r0, size_t r1, int thread) {
     ThreadScratch& scratch = m_scratch[size_t(thread)];
     const size_t i0 = ch.ray_begin[r0], nt = ch.ray_begin[r1] - i0;
     if (nt > 0)
-        field.forward(params, m_model.packed(), &ch.samples.pos[3 * i0], &ch.samples.dir[3 * i0], nt, scratch.ws,
-                      &ch.sigma[i0], &ch.rgb[3 * i0]);
+        field.forward_encoded(m_model.packed(), &ch.enc[i0], ch.n, &ch.samples.dir[3 * i0], nt, scratch.ws,
+                              &ch.sigma[i0], &ch.rgb[3 * i0]);
     const float grad_scale = 1.0f / float(std::max<size_t>(m_rays, 1) * 3);
     double loss = 0.0;
     for (size_t r = r0; r < r1; ++r) {
@@ -148,11 +159,12 @@ double NerfTrainer::train_group(Chunk& ch, size_t r0, size_t r1, int thread) {
     const size_t E = size_t(field.grid().n_output_dims()), n = ch.n;
     for (size_t i = 0; i < nt; ++i)
         for (size_t k = 0; k < E; ++k) ch.d_enc[k * n + i0 + i] = scratch.d_enc[i * E + k];
-    std::memcpy(&ch.mapped[3 * i0], scratch.ws.enc_pos.data(), sizeof(float) * 3 * nt);
     return loss;
 }
 
-void NerfTrainer::run_chunk(size_t c, size_t ray_begin, size_t ray_end, int thread) {
+// Marches the chunk's rays and sizes its per-sample buffers; the positions are mapped for the
+// encoding, which runs level by level over all chunks before train_chunk().
+void NerfTrainer::prepare_chunk(size_t c, size_t ray_begin, size_t ray_end) {
     Chunk& ch = m_chunks[c];
     size_t n = march_rays(ch, c, ray_begin, ray_end);
     const size_t rays = ch.ray_begin.size() - 1;
@@ -165,7 +177,13 @@ void NerfTrainer::run_chunk(size_t c, size_t ray_begin, size_t ray_end, int thre
     ensure(ch.rgb, 3 * n);
     ensure(ch.d_rgb, 3 * n);
     ensure(ch.mapped, 3 * n);
+    ensure(ch.enc, E * n);
     ensure(ch.d_enc, E * n);
+    m_model.field().map_positions(ch.samples.pos.data(), ch.n, ch.mapped.data());
+}
+
+void NerfTrainer::train_chunk(Chunk& ch, int thread) {
+    const size_t rays = ch.rays;
     std::fill(ch.grad.begin(), ch.grad.end(), 0.0f);
     double loss = 0.0;
     // Group whole rays into tiles of at most kTile samples (a longer ray is a tile of its own).
@@ -193,11 +211,23 @@ double NerfTrainer::step() {
     // the ranks' work stays balanced when their views differ).
     const size_t c0 = m_chunk_begin, n_local = m_chunk_end - m_chunk_begin;
     const size_t my_rays = m_rank_rays[m_comm ? size_t(m_comm->rank()) : 0];
-    m_pool.parallel_for(n_local, [&](size_t i, int t) {
-        run_chunk(c0 + i, my_rays * i / n_local, my_rays * (i + 1) / n_local, t);
+    m_pool.parallel_for(n_local, [&](size_t i, int) {
+        prepare_chunk(c0 + i, my_rays * i / n_local, my_rays * (i + 1) / n_local);
     });
     lap(m_phase.chunks);
+    // The hash-grid forward of every sample of the step, one level per task (as the backward
+    // below): a level's table stays in cache across the step's samples.
     const NerfField& field = m_model.field();
+    m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
+        const int level = m_level_order[i];
+        for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
+            Chunk& ch = m_chunks[c];
+            if (ch.n) field.grid().forward_levels(m_model.params().data(), ch.mapped.data(), ch.n, ch.enc.data(), ch.n, level, level + 1);
+        }
+    });
+    lap(m_phase.encoding);
+    m_pool.parallel_for(n_local, [&](size_t i, int t) { train_chunk(m_chunks[c0 + i], t); });
+    lap(m_phase.chunks);
     // MLP gradients: chunks summed in order.
     const size_t d0 = field.density_offset(), nm = field.n_params() - d0;
     m_pool.parallel_ranges(nm, [&](size_t b, size_t e, int) {

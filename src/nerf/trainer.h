@@ -63,7 +63,8 @@ public:
     // Seconds this process spent in each phase of its steps (for benchmarks' breakdowns).
     struct PhaseSeconds {
         double grid = 0;      // occupancy-grid updates
-        double chunks = 0;    // march, forward, loss, backward of this rank's chunks
+        double chunks = 0;    // march, MLP forward, loss, backward of this rank's chunks
+        double encoding = 0;  // the hash-grid forward of those chunks, level by level
         double gradients = 0; // MLP gradient sums and the hash-table backward
         double exchange = 0;  // collectives (waiting for slower ranks included)
         double optimizer = 0; // Adam and repacking
@@ -82,6 +83,7 @@ public:
 
     static constexpr size_t kChunks = 64;
     static constexpr size_t kTile = 256;
+    static constexpr size_t kGridBlock = size_t(1) << 16;  // occupancy cells encoded per pass
 
 private:
     struct Chunk {
@@ -90,6 +92,7 @@ private:
         std::vector<float> target, background;  // per ray, 3 each
         SampleArrays samples;  // marched samples (positions, directions, step lengths)
         AlignedVector<float> sigma, rgb, d_sigma, d_rgb;  // per sample
+        AlignedVector<float> enc;     // feature-major [L*F][n], the hash-grid forward
         AlignedVector<float> d_enc;   // feature-major [L*F][n], for the hash backward
         AlignedVector<float> mapped;  // positions as the encoding sees them, [n][3]
         AlignedVector<float> grad;    // MLP gradients (density + colour)
@@ -97,7 +100,8 @@ private:
         double loss = 0;
         size_t rays = 0;
     };
-    void run_chunk(size_t c, size_t ray_begin, size_t ray_end, int thread);
+    void prepare_chunk(size_t c, size_t ray_begin, size_t ray_end);
+    void train_chunk(Chunk& ch, int thread);
     size_t march_rays(Chunk& ch, size_t c, size_t ray_begin, size_t ray_end);
     double train_group(Chunk& ch, size_t r0, size_t r1, int thread);
     void update_grid();
@@ -117,6 +121,7 @@ private:
     };
     std::vector<ThreadScratch> m_scratch;
     std::vector<int> m_level_order;
+    AlignedVector<float> m_grid_mapped, m_grid_enc;  // one block of occupancy-update cells
     uint64_t m_step = 0;
     size_t m_rays = 0;  // planned rays this step, all ranks
     std::vector<size_t> m_rank_rays;  // each rank's part of m_rays

@@ -12,6 +12,13 @@ constexpr uint32_t kPrimes[3] = {1u, 2654435761u, 805459861u};
 constexpr int kLaneBlock = 16;  // widest SIMD vector in floats; per-level arrays pad to it
 
 size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+
+// One feature of a level's output: the corners' values (stride F apart) weighted.
+float interpolate(const float* feature, int F, const uint32_t* index, const float* weight, int corners) {
+    float acc = 0.0f;
+    for (int c = 0; c < corners; ++c) acc += weight[c] * feature[size_t(index[c]) * F];
+    return acc;
+}
 }  // namespace
 
 float HashGridConfig::scale_for_finest(int base_resolution, int n_levels, float finest) {
@@ -123,11 +130,30 @@ void HashGrid::forward(const float* params, const float* positions, size_t n, fl
         for (int l = 0; l < L; ++l) {
             corners(pos, l, index, weight);
             const float* table = params + m_levels[l].param_offset;
-            for (int f = 0; f < F; ++f) {
-                float acc = 0.0f;
-                for (int c = 0; c < (1 << D); ++c) acc += weight[c] * table[index[c] * F + f];
-                out[i * out_stride + l * F + f] = acc;
-            }
+            for (int f = 0; f < F; ++f)
+                out[i * out_stride + l * F + f] = interpolate(table + f, F, index, weight, 1 << D);
+        }
+    }
+}
+
+void HashGrid::forward_levels(const float* params, const float* positions, size_t n, float* out,
+                              size_t out_stride, int level_begin, int level_end) const {
+    const int D = m_config.n_dims, F = m_config.n_features_per_level;
+    if (m_impl == KernelImpl::kSimd) {
+        auto lanes = make_lanes(m_config, m_lane_scale, m_lane_vertices, m_lane_dense,
+                                m_lane_offset, m_lane_mask);
+        for (int l = level_begin; l < level_end; ++l)
+            hash_grid_forward_level_simd(lanes, l, params, positions, n, out, out_stride);
+        return;
+    }
+    uint32_t index[8];
+    float weight[8];
+    for (int l = level_begin; l < level_end; ++l) {
+        const float* table = params + m_levels[l].param_offset;
+        for (size_t i = 0; i < n; ++i) {
+            corners(positions + i * D, l, index, weight);
+            for (int f = 0; f < F; ++f)
+                out[size_t(l * F + f) * out_stride + i] = interpolate(table + f, F, index, weight, 1 << D);
         }
     }
 }

@@ -56,6 +56,12 @@ public:
     void forward(const float* params, const float* positions, size_t n, float* out,
                  size_t out_stride) const;
 
+    // The same encoding, levels [level_begin, level_end) only, level by level and written
+    // feature-major: out[(l*F + f) * out_stride + i]. For long runs of samples (a training
+    // step's): one level's table then stays in cache while every sample reads it.
+    void forward_levels(const float* params, const float* positions, size_t n, float* out,
+                        size_t out_stride, int level_begin, int level_end) const;
+
     // Adds dL/dparams for levels [level_begin, level_end) given d_enc feature-major
     // (d_enc[(l*F + f) * d_stride + i]). Each level touches only its own table, so levels
     // can run on different threads with deterministic results.
@@ -92,6 +98,8 @@ struct HashGridLanes {
 };
 void hash_grid_forward_simd(const HashGridLanes& lanes, int n_levels, const float* params,
                             const float* positions, size_t n, float* out, size_t out_stride);
+void hash_grid_forward_level_simd(const HashGridLanes& lanes, int level, const float* params,
+                                  const float* positions, size_t n, float* out, size_t out_stride);
 void hash_grid_backward_simd(const HashGridLanes& lanes, int level, const float* positions,
                              size_t n, const float* d_enc, size_t d_stride, float* grad);
 

@@ -184,6 +184,143 @@ void HashGridForward(const HashGridLanes& g, int n_levels, const float* params,
     }
 }
 
+// One level for a run of samples, samples in lanes (the backward's layout): the level's table
+// stays in cache for the whole run instead of competing with the other levels' tables, as it
+// does when forward() walks sample by sample. Output feature-major, out[(level*F + f) * stride + i].
+template <int D, int F>
+void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params, const float* positions,
+                      size_t n, float* out, size_t out_stride) {
+    const hn::ScalableTag<float> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const hn::RebindToUnsigned<decltype(df)> du;
+    using VF = hn::Vec<decltype(df)>;
+    using VU = hn::Vec<decltype(du)>;
+    const size_t L = hn::Lanes(df);
+    constexpr int kCorners = 1 << D;
+    constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
+    HWY_ALIGN float pos_buf[3][kMaxLanes];
+    HWY_ALIGN float out_buf[F][kMaxLanes];
+    HWY_ALIGN uint32_t ahead_idx[kMaxLanes];
+
+    const VF scale = hn::Set(df, g.scale[level]);
+    const uint32_t verts_s = g.vertices[level];
+    const VU verts = hn::Set(du, verts_s);
+    const auto max_cell = hn::Set(di, int32_t(verts_s) - 2);
+    const auto dense_mask = hn::Ne(hn::Set(du, g.dense[level]), hn::Zero(du));
+    const VU mask = hn::Set(du, g.mask[level]);
+    const float* table = params + size_t(g.offset[level]) * F;
+    const VF zero = hn::Zero(df), one = hn::Set(df, 1.0f);
+    const bool hashed = g.dense[level] == 0;
+
+    auto load_cells = [&](size_t i0, size_t count, VU* cell, VF* frac) {
+        VF p[3];
+        if (count == L && D == 3) {
+            hn::LoadInterleaved3(df, positions + i0 * 3, p[0], p[1], p[2]);
+        } else if (count == L && D == 2) {
+            hn::LoadInterleaved2(df, positions + i0 * 2, p[0], p[1]);
+        } else {
+            for (int d = 0; d < D; ++d) {
+                for (size_t k = 0; k < L; ++k) pos_buf[d][k] = k < count ? positions[(i0 + k) * D + d] : 0.0f;
+                p[d] = hn::Load(df, pos_buf[d]);
+            }
+        }
+        for (int d = 0; d < D; ++d) {
+            const VF x = hn::Mul(hn::Min(hn::Max(p[d], zero), one), scale);
+            const auto ci = hn::Min(hn::ConvertTo(di, x), max_cell);  // x >= 0: trunc = floor
+            cell[d] = hn::BitCast(du, ci);
+            frac[d] = hn::Sub(x, hn::ConvertTo(df, ci));
+        }
+    };
+    // Misses of a hashed level: prefetch a later block's entries (one per x-pair) so they
+    // overlap with this block's gathers.
+    constexpr size_t kAheadBlocks = 2;
+    auto prefetch_block = [&](size_t j0) {
+        const size_t count = std::min(L, n - j0);
+        VU cell[D];
+        VF frac[D];
+        load_cells(j0, count, cell, frac);
+        for (int c = 0; c < kCorners; c += 2) {
+            VU idx;
+            VF w;
+            CornerOf<D>(df, du, c, cell, frac, verts, dense_mask, mask, idx, w);
+            hn::Store(idx, du, ahead_idx);
+            for (size_t k = 0; k < count; ++k) __builtin_prefetch(table + size_t(ahead_idx[k]) * F, 0, 3);
+        }
+    };
+
+    for (size_t i0 = 0; i0 < n; i0 += L) {
+        const size_t count = std::min(L, n - i0);
+        if (hashed && i0 + kAheadBlocks * L < n) prefetch_block(i0 + kAheadBlocks * L);
+        VU cell[D];
+        VF frac[D];
+        load_cells(i0, count, cell, frac);
+        VF acc[F];
+        for (int f = 0; f < F; ++f) acc[f] = zero;
+#if HWY_TARGET != HWY_SCALAR
+        if constexpr (F == 2) {
+            // An entry's two features are one 8-byte element: gather half as many elements
+            // (samples [0, L/2) in `lo`, the rest in `hi`, as (f0, f1) pairs), then split.
+            const hn::Repartition<uint64_t, decltype(df)> du64;
+            const hn::RebindToSigned<decltype(du64)> di64;
+            const hn::Half<decltype(du)> duh;
+            const auto* table64 = reinterpret_cast<const uint64_t*>(table);
+            auto pairs_of = [&](hn::Vec<decltype(duh)> half) {
+                const auto w64 = hn::PromoteTo(du64, half);
+                return hn::BitCast(df, hn::Or(w64, hn::ShiftLeft<32>(w64)));
+            };
+            VF acc_lo = zero, acc_hi = zero;
+            for (int c = 0; c < kCorners; ++c) {
+                VU idx;
+                VF w;
+                CornerOf<D>(df, du, c, cell, frac, verts, dense_mask, mask, idx, w);
+                const auto lo = hn::BitCast(di64, hn::PromoteTo(du64, hn::LowerHalf(duh, idx)));
+                const auto hi = hn::BitCast(di64, hn::PromoteTo(du64, hn::UpperHalf(duh, idx)));
+                const VU wbits = hn::BitCast(du, w);
+                acc_lo = hn::MulAdd(pairs_of(hn::LowerHalf(duh, wbits)),
+                                    hn::BitCast(df, hn::GatherIndex(du64, table64, lo)), acc_lo);
+                acc_hi = hn::MulAdd(pairs_of(hn::UpperHalf(duh, wbits)),
+                                    hn::BitCast(df, hn::GatherIndex(du64, table64, hi)), acc_hi);
+            }
+            acc[0] = hn::ConcatEven(df, acc_hi, acc_lo);
+            acc[1] = hn::ConcatOdd(df, acc_hi, acc_lo);
+        } else
+#endif
+        {
+            for (int c = 0; c < kCorners; ++c) {
+                VU idx;
+                VF w;
+                CornerOf<D>(df, du, c, cell, frac, verts, dense_mask, mask, idx, w);
+                const auto base = hn::BitCast(di, hn::Mul(idx, hn::Set(du, uint32_t(F))));
+                for (int f = 0; f < F; ++f) acc[f] = hn::MulAdd(w, hn::GatherIndex(df, table + f, base), acc[f]);
+            }
+        }
+        for (int f = 0; f < F; ++f) {
+            float* dst = out + size_t(level * F + f) * out_stride + i0;
+            if (count == L) {
+                hn::StoreU(acc[f], df, dst);
+            } else {
+                hn::Store(acc[f], df, out_buf[f]);
+                std::memcpy(dst, out_buf[f], sizeof(float) * count);
+            }
+        }
+    }
+}
+
+void HashGridForwardLevel(const HashGridLanes& g, int level, const float* params, const float* positions,
+                          size_t n, float* out, size_t out_stride) {
+    const int key = g.n_dims * 10 + g.n_features;
+    switch (key) {
+        case 21: return ForwardLevelImpl<2, 1>(g, level, params, positions, n, out, out_stride);
+        case 22: return ForwardLevelImpl<2, 2>(g, level, params, positions, n, out, out_stride);
+        case 24: return ForwardLevelImpl<2, 4>(g, level, params, positions, n, out, out_stride);
+        case 28: return ForwardLevelImpl<2, 8>(g, level, params, positions, n, out, out_stride);
+        case 31: return ForwardLevelImpl<3, 1>(g, level, params, positions, n, out, out_stride);
+        case 32: return ForwardLevelImpl<3, 2>(g, level, params, positions, n, out, out_stride);
+        case 34: return ForwardLevelImpl<3, 4>(g, level, params, positions, n, out, out_stride);
+        default: return ForwardLevelImpl<3, 8>(g, level, params, positions, n, out, out_stride);
+    }
+}
+
 template <int D, int F>
 void BackwardImpl(const HashGridLanes& g, int level, const float* positions, size_t n,
                   const float* d_enc, size_t d_stride, float* grad) {
@@ -236,16 +373,23 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
         }
     };
 
+    constexpr size_t kAheadBlocks = 2;
     for (size_t i0 = 0; i0 < n; i0 += L) {
         const size_t count = std::min(L, n - i0);
-        if (hashed && D == 3 && i0 + L < n) prefetch_block(i0 + L);
-        for (int d = 0; d < D; ++d)
-            for (size_t k = 0; k < L; ++k)
-                pos_buf[d][k] = k < count ? positions[(i0 + k) * D + d] : 0.0f;
+        if (hashed && D == 3 && i0 + kAheadBlocks * L < n) prefetch_block(i0 + kAheadBlocks * L);
+        VF pv[3];
+        if (count == L && D == 3) {
+            hn::LoadInterleaved3(df, positions + i0 * 3, pv[0], pv[1], pv[2]);
+        } else {
+            for (int d = 0; d < D; ++d) {
+                for (size_t k = 0; k < L; ++k) pos_buf[d][k] = k < count ? positions[(i0 + k) * D + d] : 0.0f;
+                pv[d] = hn::Load(df, pos_buf[d]);
+            }
+        }
         VU cell[D];
         VF frac[D];
         for (int d = 0; d < D; ++d) {
-            const VF p = hn::Min(hn::Max(hn::Load(df, pos_buf[d]), zero), one);
+            const VF p = hn::Min(hn::Max(pv[d], zero), one);
             const VF x = hn::Mul(p, scale);
             const auto ci = hn::Min(hn::ConvertTo(di, x), max_cell);
             cell[d] = hn::BitCast(du, ci);
@@ -323,10 +467,16 @@ namespace radiant {
 
 HWY_EXPORT(HashGridForward);
 HWY_EXPORT(HashGridBackward);
+HWY_EXPORT(HashGridForwardLevel);
 
 void hash_grid_forward_simd(const HashGridLanes& lanes, int n_levels, const float* params,
                             const float* positions, size_t n, float* out, size_t out_stride) {
     HWY_DYNAMIC_DISPATCH(HashGridForward)(lanes, n_levels, params, positions, n, out, out_stride);
+}
+
+void hash_grid_forward_level_simd(const HashGridLanes& lanes, int level, const float* params,
+                                  const float* positions, size_t n, float* out, size_t out_stride) {
+    HWY_DYNAMIC_DISPATCH(HashGridForwardLevel)(lanes, level, params, positions, n, out, out_stride);
 }
 
 void hash_grid_backward_simd(const HashGridLanes& lanes, int level, const float* positions,
