@@ -91,8 +91,8 @@ void BM_HashGridForwardRays(benchmark::State& state) {
 }
 BENCHMARK(BM_HashGridForwardRays)->Arg(19)->Arg(18)->Arg(16);
 
-// The same ray-ordered positions, a training step's worth (2^17) at a time, level by level
-// (forward_levels): what the trainer does.
+// The same ray-ordered positions, level by level (forward_levels), 2^k at a time: 2^17 is a
+// training step's worth, what the trainer does.
 void BM_HashGridForwardLevelsRays(benchmark::State& state) {
     HashGridConfig c;
     c.n_dims = 3;
@@ -100,7 +100,7 @@ void BM_HashGridForwardLevelsRays(benchmark::State& state) {
     c.per_level_scale = HashGridConfig::scale_for_finest(16, 16, 2048);
     HashGrid grid(c, KernelImpl::kSimd);
     auto params = random_vector(grid.n_params(), 4);
-    const size_t n = size_t(1) << 17, batches = 4;
+    const size_t n = size_t(1) << state.range(1), batches = (size_t(1) << 19) / n;
     const std::vector<float> pos = ray_positions(n * batches);
     AlignedVector<float> out(n * grid.n_output_dims());
     size_t b = 0;
@@ -110,7 +110,7 @@ void BM_HashGridForwardLevelsRays(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_HashGridForwardLevelsRays)->Arg(19)->Arg(18)->Arg(16);
+BENCHMARK(BM_HashGridForwardLevelsRays)->Args({19, 17})->Args({18, 17})->Args({16, 17})->Args({19, 13})->Args({19, 15});
 
 // The trainer's hash backward: a step's worth of ray-ordered samples, level by level.
 void BM_HashGridBackwardLevelsRays(benchmark::State& state) {

@@ -2,6 +2,9 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <thread>
+#include <chrono>
+#include <algorithm>
 #include <set>
 
 #include "core/error.h"
@@ -73,6 +76,30 @@ TEST(ThreadPool, EveryIndexOnceInContiguousBlocks) {
             }
         }
     }
+}
+
+// Uneven items: a slow first item must not hold back the rest of its thread's share.
+TEST(ThreadPool, DynamicForRunsEveryIndexOnceAndSharesUnevenWork) {
+    for (int threads : {1, 2, 3}) {
+        ThreadPool pool(threads);
+        for (size_t n : {0u, 1u, 2u, 7u, 1000u}) {
+            std::vector<std::atomic<int>> hits(n);
+            pool.parallel_for_dynamic(n, [&](size_t i, int t) {
+                EXPECT_GE(t, 0);
+                EXPECT_LT(t, threads);
+                hits[i]++;
+            });
+            for (size_t i = 0; i < n; ++i) EXPECT_EQ(hits[i].load(), 1) << i;
+        }
+    }
+    ThreadPool pool(2);
+    std::vector<int> owner(64, -1);
+    pool.parallel_for_dynamic(owner.size(), [&](size_t i, int t) {
+        if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        owner[i] = t;
+    });
+    // Whoever took item 0 slept while the other thread worked through the rest.
+    EXPECT_GT(std::count(owner.begin(), owner.end(), 1 - owner[0]), 32);
 }
 
 TEST(ThreadPool, ChunkedReductionIndependentOfThreadCount) {

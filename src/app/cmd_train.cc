@@ -233,7 +233,8 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
                     {"encoding", fmt::format("{}x{}", fc.grid.n_levels, fc.grid.n_features_per_level)},
                     {"target_samples", config.target_samples},
                     {"mlp_precision", fc.precision == MlpPrecision::kBf16 ? "bf16" : "fp32"},
-                    {"interrupted", stopped_by != 0}, {"ranks", comm.size()}};
+                    {"interrupted", stopped_by != 0}, {"ranks", comm.size()},
+                    {"occupied_fraction", session.model().grid().occupied_fraction()}};
     {
         // Where each rank's step time went, and what it sent.
         const NerfTrainer::PhaseSeconds& ph = session.trainer().phase_seconds();

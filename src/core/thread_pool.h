@@ -5,6 +5,7 @@
 // into a fixed number of chunks itself (see `parallel_chunks`) and reduces them in order.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -39,6 +40,18 @@ public:
     void parallel_for(size_t n, F&& f) {
         parallel_ranges(n, [&](size_t b, size_t e, int t) {
             for (size_t i = b; i < e; ++i) f(i, t);
+        });
+    }
+
+    // Calls f(i, thread) for every i in [0, n), each thread taking the next i as it finishes:
+    // for items of uneven cost (an image's rows) whose results do not depend on the thread.
+    template <class F>
+    void parallel_for_dynamic(size_t n, F&& f) {
+        std::atomic<size_t> next{0};
+        parallel_ranges(std::min(n, size_t(m_size)), [&](size_t, size_t, int t) {
+            for (size_t i = next.fetch_add(1, std::memory_order_relaxed); i < n;
+                 i = next.fetch_add(1, std::memory_order_relaxed))
+                f(i, t);
         });
     }
 

@@ -99,9 +99,9 @@ void NerfField::density(const float* params, const float* packed, const float* p
 }
 
 void NerfField::density_encoded(const float* packed, const float* enc, size_t enc_stride, size_t n,
-                                Workspace& ws, float* sigma) const {
+                                Workspace& ws, float* sigma, float* geometry) const {
     gather_encoding(enc, enc_stride, n, ws);
-    density_mlp(packed, n, ws, sigma, nullptr);
+    density_mlp(packed, n, ws, sigma, geometry);
 }
 
 void NerfField::gather_encoding(const float* enc, size_t enc_stride, size_t n, Workspace& ws) const {

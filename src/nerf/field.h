@@ -75,7 +75,7 @@ public:
                  Workspace& ws, float* sigma, float* geometry = nullptr) const;
     // density() from an encoding computed beforehand, laid out as for forward_encoded().
     void density_encoded(const float* packed, const float* enc, size_t enc_stride, size_t n, Workspace& ws,
-                         float* sigma) const;
+                         float* sigma, float* geometry = nullptr) const;
     // The colour of n <= max_tile samples from their geometry features (density()) and view
     // directions: forward() split in two, so a renderer skips the colour MLP where the
     // compositing weight is negligible. Same values as forward().

@@ -21,6 +21,7 @@ struct RowBuffers {
     std::vector<float> T, rgb_acc, depth_acc;
     std::vector<uint32_t> active, seg_begin;
     SampleArrays samples;                // one round's samples, all active rays back to back
+    AlignedVector<float> mapped, enc;    // the round's positions for the encoding, and its output
     AlignedVector<float> sigma, geometry;
     std::vector<uint32_t> lit, lit_ray;  // samples that get a colour, and their pixels
     std::vector<float> lit_weight;
@@ -45,7 +46,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
     }
     const NerfField& field = model.field();
     const MarchConfig& march = model.config().march;
-    const size_t G = size_t(field.config().geometry_features);
+    const size_t G = size_t(field.config().geometry_features), E = size_t(field.grid().n_output_dims());
     std::vector<RowBuffers> buffers(size_t(pool.size()));
     for (auto& b : buffers) {
         b.ws = field.make_workspace(kTile);
@@ -54,7 +55,8 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
         b.tile_dir.resize(kTile * 3);
         b.tile_rgb.resize(kTile * 3);
     }
-    pool.parallel_for(size_t(camera.height), [&](size_t y, int t) {
+    // Rows differ in cost (sky against model): threads take the next row as they finish.
+    pool.parallel_for_dynamic(size_t(camera.height), [&](size_t y, int t) {
         if (cancelled && cancelled()) return;
         RowBuffers& b = buffers[size_t(t)];
         const size_t W = size_t(camera.width);
@@ -76,10 +78,18 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                 g = b.samples.put(b.rays[x], b.march.data(), m, g);
                 b.seg_begin.push_back(uint32_t(g));
             }
-            if (b.sigma.size() < g) b.sigma.resize(g + g / 2), b.geometry.resize(G * (g + g / 2));
+            if (b.sigma.size() < g) {
+                const size_t cap = g + g / 2;
+                b.sigma.resize(cap), b.geometry.resize(G * cap), b.mapped.resize(3 * cap), b.enc.resize(E * cap);
+            }
+            // The round's encoding level by level (each table stays in cache for the whole
+            // round), then the density MLP tile by tile.
+            field.map_positions(b.samples.pos.data(), g, b.mapped.data());
+            field.grid().forward_levels(model.params().data(), b.mapped.data(), g, b.enc.data(), g, 0,
+                                        field.grid().config().n_levels);
             for (size_t i0 = 0; i0 < g; i0 += kTile)
-                field.density(model.params().data(), model.packed(), &b.samples.pos[3 * i0], std::min(kTile, g - i0),
-                              b.ws, &b.sigma[i0], &b.geometry[G * i0]);
+                field.density_encoded(model.packed(), &b.enc[i0], g, std::min(kTile, g - i0), b.ws, &b.sigma[i0],
+                                      &b.geometry[G * i0]);
             // Front to back: transmittance, depth, and which samples need a colour.
             b.lit.clear();
             b.lit_ray.clear();
