@@ -130,7 +130,7 @@ PeakResult measure_peak(ThreadPool& pool, double seconds) {
         r.bf16_gflops_one_core = measure(pool, 1, seconds, bf16_loop);
         r.bf16_gflops_all_cores = measure(pool, pool.size(), seconds, bf16_loop);
     }
-    if (amx::available()) {
+    if (amx::backend() == amx::Bf16Backend::kAmx) {
         r.amx_bf16_gflops_one_core = measure(pool, 1, seconds, amx_loop);
         r.amx_bf16_gflops_all_cores = measure(pool, pool.size(), seconds, amx_loop);
     }

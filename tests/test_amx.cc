@@ -1,5 +1,5 @@
-// The optional bf16 AMX path of the fused MLP, against the fp32 path. Skips on CPUs without
-// AMX (the fp32 path then runs everywhere instead).
+// The optional bf16 path of the fused MLP (AMX or AVX512-BF16), against the fp32 path. Skips on
+// CPUs with neither (the fp32 path then runs everywhere instead).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,9 +11,9 @@
 namespace radiant {
 namespace {
 
-#define REQUIRE_AMX()                                                               \
-    do {                                                                            \
-        if (!amx::available()) GTEST_SKIP() << "no AMX-BF16 on this CPU; skipping"; \
+#define REQUIRE_BF16()                                                                      \
+    do {                                                                                   \
+        if (!amx::available()) GTEST_SKIP() << "no AMX or AVX512-BF16 on this CPU; skipping"; \
     } while (0)
 
 TEST(Bf16, RoundTripAndRounding) {
@@ -25,10 +25,11 @@ TEST(Bf16, RoundTripAndRounding) {
     EXPECT_TRUE(std::isnan(amx::bf16_to_float(amx::float_to_bf16(NAN))));
 }
 
-TEST(Amx, MatmulMatchesReferenceOnBf16Inputs) {
-    REQUIRE_AMX();
-    const size_t M = 48, N = 80, K = 64;
-    Pcg32 rng(1);
+// Each backend the CPU has, against a double-precision product of the same bf16 values; shapes
+// as the MLP uses them (a 16-row tail, K = a tile of 256 samples for weight gradients).
+void check_matmul(void (*mm)(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t, bool),
+                  size_t M, size_t N, size_t K, bool accumulate) {
+    Pcg32 rng(uint64_t(M * 131 + N * 7 + K));
     std::vector<uint16_t> a(M * K), b_vnni(K * N);
     std::vector<float> af(M * K), bf(K * N);
     for (size_t i = 0; i < M * K; ++i) {
@@ -42,13 +43,31 @@ TEST(Amx, MatmulMatchesReferenceOnBf16Inputs) {
             b_vnni[((k / 2) * N + n) * 2 + k % 2] = v;
         }
     std::vector<float> c(M * N, 1.0f);
-    amx::matmul(M, N, K, a.data(), K, b_vnni.data(), c.data(), N, true);
+    mm(M, N, K, a.data(), K, b_vnni.data(), c.data(), N, accumulate);
     for (size_t m = 0; m < M; ++m)
         for (size_t n = 0; n < N; ++n) {
-            double ref = 1.0;
+            double ref = accumulate ? 1.0 : 0.0;
             for (size_t k = 0; k < K; ++k) ref += double(af[m * K + k]) * bf[k * N + n];
-            ASSERT_NEAR(c[m * N + n], ref, 1e-4) << m << "," << n;
+            ASSERT_NEAR(c[m * N + n], ref, 1e-4 * std::sqrt(double(K))) << M << "x" << N << "x" << K << " at " << m << "," << n;
         }
+}
+
+void check_backend(void (*mm)(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t, bool)) {
+    check_matmul(mm, 48, 80, 64, true);     // every column-panel width: 64 + 16
+    check_matmul(mm, 256, 64, 32, false);   // hidden layer forward
+    check_matmul(mm, 112, 16, 64, false);   // output layer, 112 = 6 * 18 + 4 rows
+    check_matmul(mm, 64, 32, 256, true);    // weight gradient
+    check_matmul(mm, 32, 96, 64, false);    // 64 + 32 columns
+}
+
+TEST(Amx, MatmulMatchesReferenceOnBf16Inputs) {
+    if (amx::backend() != amx::Bf16Backend::kAmx) GTEST_SKIP() << "no AMX-BF16 on this CPU; skipping";
+    check_backend(amx::matmul_amx);
+}
+
+TEST(Avx512Bf16, MatmulMatchesReferenceOnBf16Inputs) {
+    if (amx::backend() == amx::Bf16Backend::kNone) GTEST_SKIP() << "no AVX512-BF16 on this CPU; skipping";
+    check_backend(amx::matmul_avx512);
 }
 
 // With weights and inputs that bf16 represents exactly, the two paths differ only by the
@@ -57,7 +76,7 @@ TEST(Amx, MatmulMatchesReferenceOnBf16Inputs) {
 class Bf16Mlp : public ::testing::TestWithParam<bool> {};
 
 TEST_P(Bf16Mlp, TracksFp32ForwardAndBackward) {
-    REQUIRE_AMX();
+    REQUIRE_BF16();
     const bool representable = GetParam();
     const double tol_fwd = representable ? 1e-5 : 1e-4, tol_bwd = representable ? 1e-3 : 1e-2;
     auto round = [&](float x) { return representable ? amx::bf16_to_float(amx::float_to_bf16(x)) : x; };

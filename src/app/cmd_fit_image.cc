@@ -11,6 +11,7 @@
 #include "app/cli_util.h"
 #include "app/commands.h"
 #include "core/error.h"
+#include "nn/amx.h"
 #include "core/progress.h"
 #include "core/report.h"
 #include "core/system.h"
@@ -80,7 +81,7 @@ int run_fit_image(const FitImageOptions& o) {
                  "  hash grid: %d levels x %d features, table 2^%d, %zu params; MLP %d x %d, "
                  "%zu params; batch %zu\n",
                  source.c_str(), image.width, image.height, pool.size(), simd_target_name(),
-                 fitter.mlp().uses_bf16() ? "bf16 (AMX)" : "fp32",
+                 fitter.mlp().uses_bf16() ? fmt::format("bf16 ({})", amx::backend_name()).c_str() : "fp32",
                  config.n_levels, config.n_features_per_level, config.log2_hashmap_size,
                  fitter.grid().n_params(), config.n_neurons, config.n_hidden_layers,
                  fitter.mlp().n_params(), config.batch);
@@ -182,8 +183,8 @@ Command add_fit_image_command(CLI::App& app) {
         ->check(CLI::IsMember({"l2", "huber"}))
         ->capture_default_str();
     cmd->add_option("--precision", o->precision,
-                    "MLP matrix products: fp32, or bf16 on Intel AMX (fp32 accumulation and "
-                    "master weights; falls back to fp32 where the CPU has no AMX)")
+                    "MLP matrix products: fp32, or bf16 on Intel AMX or AVX512-BF16 (fp32 "
+                    "accumulation and master weights; falls back to fp32 on CPUs with neither)")
         ->check(CLI::IsMember({"fp32", "bf16"}))
         ->capture_default_str();
     cmd->add_option("--eval-every", o->eval_every, "print PSNR every N steps (0: only at the end)")

@@ -38,6 +38,7 @@ float bf16_to_float(uint16_t x) {
 #if defined(__x86_64__)
 
 #define RD_AMX_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16")))
+#define RD_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
 
 namespace {
 
@@ -119,16 +120,83 @@ RD_AMX_TARGET inline void block_row(size_t K, const uint16_t* A, size_t lda, con
     if constexpr (NT > 3) _tile_stored(3, C + 48, c_stride);
 }
 
-}  // namespace
-
-bool available() {
-    static const bool ok = cpu_has_amx() && request_tile_permission();
-    return ok;
+// kRows x kVecs vectors of C in registers across the whole K loop: per pair of k, kVecs loads
+// of B pairs, kRows broadcasts of an A pair, kRows * kVecs vdpbf16ps (32 products each).
+template <int kRows, int kVecs>
+RD_BF16_TARGET inline void dot_block(size_t K, const uint16_t* A, size_t lda, const uint16_t* B,
+                                     size_t N, float* C, size_t ldc, bool accumulate) {
+    __m512 c[kRows][kVecs];
+    for (int r = 0; r < kRows; ++r)
+        for (int v = 0; v < kVecs; ++v)
+            c[r][v] = accumulate ? _mm512_loadu_ps(C + r * ldc + v * 16) : _mm512_setzero_ps();
+    for (size_t k = 0; k < K; k += 2) {
+        const uint16_t* b = B + (k / 2) * N * 2;
+        __m512bh bv[kVecs];
+        for (int v = 0; v < kVecs; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + v * 32);
+        for (int r = 0; r < kRows; ++r) {
+            uint32_t pair;
+            std::memcpy(&pair, A + r * lda + k, 4);
+            const __m512bh av = (__m512bh)_mm512_set1_epi32(int(pair));
+            for (int v = 0; v < kVecs; ++v) c[r][v] = _mm512_dpbf16_ps(c[r][v], av, bv[v]);
+        }
+    }
+    for (int r = 0; r < kRows; ++r)
+        for (int v = 0; v < kVecs; ++v) _mm512_storeu_ps(C + r * ldc + v * 16, c[r][v]);
 }
 
-RD_AMX_TARGET void matmul(size_t M, size_t N, size_t K, const uint16_t* A, size_t lda,
-                          const uint16_t* B, float* C, size_t ldc, bool accumulate) {
+// One panel of kVecs column vectors over all M rows (M even): blocks of kRows, then 4 and 2.
+template <int kRows, int kVecs>
+RD_BF16_TARGET inline void dot_panel(size_t M, size_t K, const uint16_t* A, size_t lda,
+                                     const uint16_t* B, size_t N, float* C, size_t ldc, bool accumulate) {
+    size_t m = 0;
+    for (; m + kRows <= M; m += kRows) dot_block<kRows, kVecs>(K, A + m * lda, lda, B, N, C + m * ldc, ldc, accumulate);
+    if constexpr (kRows > 4) {
+        for (; m + 4 <= M; m += 4) dot_block<4, kVecs>(K, A + m * lda, lda, B, N, C + m * ldc, ldc, accumulate);
+    }
+    for (; m + 2 <= M; m += 2) dot_block<2, kVecs>(K, A + m * lda, lda, B, N, C + m * ldc, ldc, accumulate);
+}
+
+bool cpu_has_avx512_bf16() {
+    return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512bf16");
+}
+
+Bf16Backend detect_backend() {
+    if (cpu_has_amx() && request_tile_permission()) return Bf16Backend::kAmx;
+    if (cpu_has_avx512_bf16()) return Bf16Backend::kAvx512;
+    return Bf16Backend::kNone;
+}
+
+}  // namespace
+
+Bf16Backend backend() {
+    static const Bf16Backend b = detect_backend();
+    return b;
+}
+
+RD_BF16_TARGET void matmul_avx512(size_t M, size_t N, size_t K, const uint16_t* A, size_t lda,
+                                  const uint16_t* B, float* C, size_t ldc, bool accumulate) {
+    RD_DCHECK(M % 2 == 0 && N % 16 == 0 && K % 2 == 0);
+    size_t n = 0;
+    for (; n + 64 <= N; n += 64) dot_panel<6, 4>(M, K, A, lda, B + n * 2, N, C + n, ldc, accumulate);
+    for (; n + 32 <= N; n += 32) dot_panel<8, 2>(M, K, A, lda, B + n * 2, N, C + n, ldc, accumulate);
+    for (; n < N; n += 16) dot_panel<8, 1>(M, K, A, lda, B + n * 2, N, C + n, ldc, accumulate);
+}
+
+void matmul(size_t M, size_t N, size_t K, const uint16_t* A, size_t lda, const uint16_t* B,
+            float* C, size_t ldc, bool accumulate) {
+    switch (backend()) {
+        case Bf16Backend::kAmx: return matmul_amx(M, N, K, A, lda, B, C, ldc, accumulate);
+        case Bf16Backend::kAvx512: return matmul_avx512(M, N, K, A, lda, B, C, ldc, accumulate);
+        case Bf16Backend::kNone: break;
+    }
+    RD_CHECK_MSG(false, "bf16 matrix products are not available on this CPU");
+}
+
+RD_AMX_TARGET void matmul_amx(size_t M, size_t N, size_t K, const uint16_t* A, size_t lda,
+                              const uint16_t* B, float* C, size_t ldc, bool accumulate) {
     RD_DCHECK(M % 16 == 0 && N % 16 == 0 && K % 32 == 0);
+    RD_CHECK(backend() == Bf16Backend::kAmx);
     configure_tiles_once();
     for (size_t m = 0; m < M; m += 16) {
         const uint16_t* a = A + m * lda;
@@ -245,9 +313,15 @@ RD_AMX_TARGET void to_bf16_transposed(const float* src, size_t rows, size_t cols
 
 #else  // not x86-64: AMX never available
 
-bool available() { return false; }
+Bf16Backend backend() { return Bf16Backend::kNone; }
 void matmul(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t, bool) {
+    RD_CHECK_MSG(false, "bf16 matrix products are not available on this architecture");
+}
+void matmul_amx(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t, bool) {
     RD_CHECK_MSG(false, "AMX is not available on this architecture");
+}
+void matmul_avx512(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t, bool) {
+    RD_CHECK_MSG(false, "AVX512-BF16 is not available on this architecture");
 }
 void to_bf16_rows(const float*, size_t, size_t, size_t, uint16_t*, size_t, bool) { RD_CHECK(false); }
 void to_bf16_vnni(const float*, size_t, size_t, size_t, uint16_t*, bool) { RD_CHECK(false); }
@@ -256,5 +330,16 @@ void bf16_rows_to_vnni(const uint16_t*, size_t, size_t, uint16_t*) { RD_CHECK(fa
 void relu_mask(float*, const float*, size_t, size_t, size_t) { RD_CHECK(false); }
 
 #endif
+
+bool available() { return backend() != Bf16Backend::kNone; }
+
+const char* backend_name() {
+    switch (backend()) {
+        case Bf16Backend::kAmx: return "AMX";
+        case Bf16Backend::kAvx512: return "AVX512-BF16";
+        case Bf16Backend::kNone: break;
+    }
+    return "none";
+}
 
 }  // namespace radiant::amx

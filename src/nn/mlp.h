@@ -23,8 +23,8 @@ namespace radiant {
 enum class Activation { kNone, kReLU, kSigmoid, kExp };
 
 // fp32: every product in fp32 (Highway SIMD or scalar reference).
-// bf16: matrix products on Intel AMX with bf16 inputs and fp32 accumulation (master weights
-// stay fp32); used only where the CPU has AMX and the widths are multiples of 32, otherwise
+// bf16: matrix products with bf16 inputs and fp32 accumulation (master weights stay fp32), on
+// AMX or AVX512-BF16 (nn/amx.h); used only where the CPU has one and the widths are multiples of 32, otherwise
 // the MLP falls back to fp32 (see FusedMlp::uses_bf16()).
 enum class MlpPrecision { kFp32, kBf16 };
 Activation parse_activation(const std::string& name);  // "none", "relu", "sigmoid", "exp"
@@ -49,7 +49,7 @@ public:
     int n_layers() const { return static_cast<int>(m_layers.size()); }
     // Row stride of the output buffer forward() returns (n_output padded to 16).
     int output_stride() const { return m_layers.back().out_pad; }
-    // Whether the bf16 AMX path is in use (requested, supported by CPU and widths).
+    // Whether the bf16 path is in use (requested, supported by CPU and widths).
     bool uses_bf16() const { return m_amx; }
     // Offset and size of layer j's weights within the parameters (for tests, L2 masks).
     size_t layer_param_offset(int j) const { return m_layers[j].param_offset; }
