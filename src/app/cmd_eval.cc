@@ -47,7 +47,7 @@ EvalResult run_eval(const EvalOptions& o) {
         const StagedImage& im = views.images[v];
         const ImageF rendered = render_view(model, im.camera, im.camera_to_world, bg.data(), pool);
         const ImageF truth = view_on_background(views, v, bg.data());
-        const double p = psnr(rendered, truth), s = ssim(rendered, truth);
+        const double p = psnr(rendered, truth), s = ssim(rendered, truth, &pool);
         result.psnr += p;
         result.ssim += s;
         const std::string name = fs::path(dataset.frames[v].image_path).stem().string();

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/thread_pool.h"
 
 namespace radiant {
 
@@ -35,55 +36,58 @@ double psnr_against_view(const ImageF& rendered, const ImageSet& set, size_t vie
     return psnr(rendered, view_on_background(set, view, background));
 }
 
-namespace {
-// "Valid" separable filtering of one plane with a normalised 1D kernel.
-std::vector<double> filter_valid(const std::vector<double>& in, int w, int h, const std::vector<double>& k) {
-    const int r = int(k.size()), ow = w - r + 1, oh = h - r + 1;
-    std::vector<double> tmp(size_t(ow) * h), out(size_t(ow) * oh);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < ow; ++x) {
-            double s = 0;
-            for (int i = 0; i < r; ++i) s += k[i] * in[size_t(y) * w + x + i];
-            tmp[size_t(y) * ow + x] = s;
-        }
-    for (int y = 0; y < oh; ++y)
-        for (int x = 0; x < ow; ++x) {
-            double s = 0;
-            for (int i = 0; i < r; ++i) s += k[i] * tmp[size_t(y + i) * ow + x];
-            out[size_t(y) * ow + x] = s;
-        }
-    return out;
-}
-}  // namespace
-
-double ssim(const ImageF& a, const ImageF& b) {
+double ssim(const ImageF& a, const ImageF& b, ThreadPool* pool) {
     RD_CHECK(a.width == b.width && a.height == b.height && a.channels == 3 && b.channels == 3);
     constexpr int kSize = 11;
     constexpr double kSigma = 1.5, C1 = 0.01 * 0.01, C2 = 0.03 * 0.03;
     if (a.width < kSize || a.height < kSize) return psnr(a, b) >= 99.0 ? 1.0 : 0.0;
-    std::vector<double> kernel(kSize);
-    double sum = 0;
+    double kernel[kSize], sum = 0;
     for (int i = 0; i < kSize; ++i) sum += kernel[i] = std::exp(-0.5 * std::pow((i - kSize / 2) / kSigma, 2));
     for (double& v : kernel) v /= sum;
-    const int w = a.width, h = a.height;
-    const size_t n = size_t(w) * h;
+    const int w = a.width, h = a.height, ow = w - kSize + 1, oh = h - kSize + 1;
+    // Rows are independent in each pass, so both run over the pool; the per-row sums are added
+    // in row order afterwards, which keeps the result the same for any thread count.
+    auto for_rows = [&](int n, const auto& f) {
+        if (pool) pool->parallel_for(size_t(n), [&](size_t y, int) { f(int(y)); });
+        else for (int y = 0; y < n; ++y) f(y);
+    };
+    // Horizontal pass: for every input row the five window sums (x, y, xx, yy, xy) of each
+    // valid column, interleaved per pixel.
+    std::vector<double> horiz(size_t(h) * size_t(ow) * 5), row_sum(static_cast<size_t>(oh));
     double total = 0;
     for (int c = 0; c < 3; ++c) {
-        std::vector<double> x(n), y(n), xx(n), yy(n), xy(n);
-        for (size_t i = 0; i < n; ++i) {
-            x[i] = a.pixels[3 * i + c], y[i] = b.pixels[3 * i + c];
-            xx[i] = x[i] * x[i], yy[i] = y[i] * y[i], xy[i] = x[i] * y[i];
-        }
-        const auto mx = filter_valid(x, w, h, kernel), my = filter_valid(y, w, h, kernel);
-        const auto sxx = filter_valid(xx, w, h, kernel), syy = filter_valid(yy, w, h, kernel),
-                   sxy = filter_valid(xy, w, h, kernel);
+        for_rows(h, [&](int y) {
+            const float* pa = &a.pixels[size_t(y) * w * 3 + c];
+            const float* pb = &b.pixels[size_t(y) * w * 3 + c];
+            double* out = &horiz[size_t(y) * ow * 5];
+            for (int x = 0; x < ow; ++x) {
+                double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+                for (int i = 0; i < kSize; ++i) {
+                    const double vx = pa[3 * (x + i)], vy = pb[3 * (x + i)], k = kernel[i];
+                    sx += k * vx, sy += k * vy, sxx += k * (vx * vx), syy += k * (vy * vy), sxy += k * (vx * vy);
+                }
+                double* o = out + 5 * x;
+                o[0] = sx, o[1] = sy, o[2] = sxx, o[3] = syy, o[4] = sxy;
+            }
+        });
+        // Vertical pass and the SSIM map, one output row at a time.
+        for_rows(oh, [&](int y) {
+            double s = 0;
+            for (int x = 0; x < ow; ++x) {
+                double m[5] = {0, 0, 0, 0, 0};
+                for (int i = 0; i < kSize; ++i) {
+                    const double* v = &horiz[(size_t(y + i) * ow + x) * 5];
+                    for (int q = 0; q < 5; ++q) m[q] += kernel[i] * v[q];
+                }
+                const double mx = m[0], my = m[1];
+                const double vx = m[2] - mx * mx, vy = m[3] - my * my, cxy = m[4] - mx * my;
+                s += ((2 * mx * my + C1) * (2 * cxy + C2)) / ((mx * mx + my * my + C1) * (vx + vy + C2));
+            }
+            row_sum[size_t(y)] = s;
+        });
         double s = 0;
-        for (size_t i = 0; i < mx.size(); ++i) {
-            const double vx = sxx[i] - mx[i] * mx[i], vy = syy[i] - my[i] * my[i], cxy = sxy[i] - mx[i] * my[i];
-            s += ((2 * mx[i] * my[i] + C1) * (2 * cxy + C2)) /
-                 ((mx[i] * mx[i] + my[i] * my[i] + C1) * (vx + vy + C2));
-        }
-        total += s / double(mx.size());
+        for (double r : row_sum) s += r;
+        total += s / (double(ow) * double(oh));
     }
     return total / 3.0;
 }

@@ -6,6 +6,8 @@
 
 namespace radiant {
 
+class ThreadPool;
+
 // The staged view's premultiplied colour composited on `background`, as an RGB image.
 ImageF view_on_background(const ImageSet& set, size_t view, const float background[3]);
 
@@ -20,6 +22,7 @@ double psnr(const ImageF& a, const ImageF& b);
 // Structural similarity of two RGB images of the same size (values in [0, 1]): an 11x11
 // Gaussian window (sigma 1.5), C1 = 0.01^2, C2 = 0.03^2, over the window positions that fit
 // inside the image, averaged over positions and channels (the convention NeRF papers report).
-double ssim(const ImageF& a, const ImageF& b);
+// With a pool, rows are filtered in parallel; the value does not depend on the thread count.
+double ssim(const ImageF& a, const ImageF& b, ThreadPool* pool = nullptr);
 
 }  // namespace radiant
