@@ -183,3 +183,96 @@ TEST(Marcher, SegmentsConcatenateToTheWholeRay) {
 
 }  // namespace
 }  // namespace radiant
+
+namespace radiant {
+namespace {
+
+// A grid of `n_cascades` with about `fraction` of its cells occupied at random.
+OccupancyGrid sparse_grid(int resolution, int n_cascades, double fraction, uint64_t seed) {
+    OccupancyGridConfig c;
+    c.resolution = resolution;
+    c.n_cascades = n_cascades;
+    OccupancyGrid grid(c);
+    Pcg32 rng(seed);
+    for (float& d : grid.densities()) d = rng.next_float() < fraction ? 1.0f : 0.0f;
+    grid.rebuild_bits();
+    return grid;
+}
+
+TEST(OccupancyGrid, EmptyRadiusIsTheChebyshevDistanceToTheNearestBlockingCell) {
+    const int R = 16, K = 2, C = OccupancyGrid::kMaxEmptyRadius;
+    const OccupancyGrid grid = sparse_grid(R, K, 0.004, 11);
+    size_t capped = 0, far = 0;
+    for (int k = 0; k < K; ++k) {
+        // Blocking: occupied, or (outer cascade) over the finer cascade: cells [4, 12) here.
+        auto blocking = [&](int x, int y, int z) {
+            const bool inner = k > 0 && x >= 4 && x < 12 && y >= 4 && y < 12 && z >= 4 && z < 12;
+            return inner || grid.occupied_cell(k, x, y, z);
+        };
+        for (int z = 0; z < R; ++z)
+            for (int y = 0; y < R; ++y)
+                for (int x = 0; x < R; ++x) {
+                    int want = C;
+                    for (int c = 0; c < R; ++c)
+                        for (int b = 0; b < R; ++b)
+                            for (int a = 0; a < R; ++a)
+                                if (blocking(a, b, c))
+                                    want = std::min(want, std::max({std::abs(a - x), std::abs(b - y), std::abs(c - z)}));
+                    ASSERT_EQ(grid.empty_radius(k, x, y, z), want) << k << " " << x << " " << y << " " << z;
+                    capped += want == C;
+                    far += want >= 3;
+                }
+    }
+    EXPECT_GT(far, 1000u) << "the grid should hold wide empty regions";
+    // An empty grid is at the cap everywhere.
+    const OccupancyGrid empty = sparse_grid(R, 1, 0.0, 1);
+    EXPECT_EQ(empty.empty_radius(0, 3, 7, 15), C);
+}
+
+// Jumping over empty cubes never skips an occupied cell the ray crosses for more than a few
+// steps: compared with a fine walk along each ray.
+TEST(Marcher, EmptySpaceJumpsMissNoOccupiedCell) {
+    for (int K : {1, 2}) {
+        const OccupancyGrid grid = sparse_grid(32, K, 0.03, 20 + K);
+        MarchConfig m;  // cone_angle 0: every step is min_step
+        std::vector<RaySample> s(m.max_samples);
+        Pcg32 dirs(6);
+        size_t checked = 0;
+        for (int r = 0; r < 300; ++r) {
+            const Vec3 o{-1.5f, 0.5f + (dirs.next_float() - 0.5f), 0.5f + (dirs.next_float() - 0.5f)};
+            Vec3 d{1.0f, 0.8f * (dirs.next_float() - 0.5f), 0.8f * (dirs.next_float() - 0.5f)};
+            const float len = std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+            d = {d.x / len, d.y / len, d.z / len};
+            const Ray ray = ray_from(o, d);
+            const size_t n = march_ray(ray, grid, m, s.data());
+            ASSERT_LT(n, m.max_samples);
+            auto cell_at = [&](const Vec3& p) -> long {
+                const int k = grid.cascade_of(p);
+                if (k >= K || !grid.occupied(p)) return -1;
+                return long(k) * long(grid.cells_per_cascade()) + long(grid.cell_of(p, k));
+            };
+            std::vector<long> sampled;
+            for (size_t i = 0; i < n; ++i) sampled.push_back(cell_at(s[i].position));
+            // Fine walk: runs of points in one occupied cell longer than three steps.
+            const float h = 1e-4f;
+            long run_cell = -1;
+            float run_start = 0;
+            for (float t = 0; t < 6.0f; t += h) {
+                const long c = cell_at({o.x + t * d.x, o.y + t * d.y, o.z + t * d.z});
+                if (c != run_cell) {
+                    if (run_cell >= 0 && t - run_start > 3 * m.min_step) {
+                        ++checked;
+                        ASSERT_NE(std::find(sampled.begin(), sampled.end(), run_cell), sampled.end())
+                            << "ray " << r << " skipped occupied cell " << run_cell << " (K=" << K << ")";
+                    }
+                    run_cell = c;
+                    run_start = t;
+                }
+            }
+        }
+        EXPECT_GT(checked, 100u);
+    }
+}
+
+}  // namespace
+}  // namespace radiant

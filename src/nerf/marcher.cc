@@ -66,20 +66,29 @@ size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchC
         const auto [x, y, z] = grid.cell_coords(p, k);
         // Step: min_step, growing with distance, capped at this cascade's cell size.
         const float dt = std::clamp(t * cfg.cone_angle, cfg.min_step, std::max(cfg.min_step, cell_size));
-        if (grid.occupied_cell(k, x, y, z)) {
+        const int radius = grid.empty_radius(k, x, y, z);
+        if (radius == 0) {  // occupied
             out[count++] = {p, t, dt};
             ++cursor.emitted;
             t += dt;
             continue;
         }
-        // Empty: jump to the exit of the cell, or of its whole block when that is empty too
-        // (plus a hair, so the next lookup lands in the next cell).
-        const bool block_empty = B > 1 && !grid.occupied_block(k, x / B, y / B, z / B);
-        const int span = block_empty ? B : 1;
-        const int bx = block_empty ? x - x % B : x, by = block_empty ? y - y % B : y, bz = block_empty ? z - z % B : z;
-        const Vec3 lo{origin + float(bx) * cell_size, origin + float(by) * cell_size, origin + float(bz) * cell_size};
-        const Vec3 hi{lo.x + float(span) * cell_size, lo.y + float(span) * cell_size, lo.z + float(span) * cell_size};
-        t = std::max(t + 1e-6f, exit_distance(ray, lo, hi) + 1e-5f * cell_size);
+        // Empty: jump to the exit of the empty cube of cells around this one (clamped to the
+        // cascade), or of the cell's whole block when that is empty and reaches further (plus a
+        // hair, so the next lookup lands in the next cell).
+        const int r = radius - 1;
+        const Vec3 lo{origin + float(std::max(x - r, 0)) * cell_size, origin + float(std::max(y - r, 0)) * cell_size,
+                      origin + float(std::max(z - r, 0)) * cell_size};
+        const Vec3 hi{origin + float(std::min(x + r + 1, R)) * cell_size, origin + float(std::min(y + r + 1, R)) * cell_size,
+                      origin + float(std::min(z + r + 1, R)) * cell_size};
+        float exit = exit_distance(ray, lo, hi);
+        if (B > 1 && r + 1 < B && !grid.occupied_block(k, x / B, y / B, z / B)) {
+            const int bx = x - x % B, by = y - y % B, bz = z - z % B;
+            const Vec3 blo{origin + float(bx) * cell_size, origin + float(by) * cell_size, origin + float(bz) * cell_size};
+            const Vec3 bhi{blo.x + float(B) * cell_size, blo.y + float(B) * cell_size, blo.z + float(B) * cell_size};
+            exit = std::max(exit, exit_distance(ray, blo, bhi));
+        }
+        t = std::max(t + 1e-6f, exit + 1e-5f * cell_size);
     }
     cursor.t = t;
     return count;

@@ -2,7 +2,9 @@
 //
 // Steps are `min_step` (sqrt(3)/1024 of the unit cube) near the scene and grow with distance
 // t * cone_angle for large scenes, never beyond the cell size of the cascade being crossed.
-// Empty cells are skipped in one jump to the cell's exit. At most `max_samples` per ray.
+// Empty space is crossed in one jump to the exit of the largest empty cube of cells around the
+// ray's cell (OccupancyGrid::empty_radius) or of its empty 8^3 block. At most `max_samples`
+// per ray.
 #pragma once
 
 #include "core/aligned.h"

@@ -21,6 +21,8 @@ OccupancyGrid::OccupancyGrid(const OccupancyGridConfig& c) : m_config(c) {
     m_block = c.resolution % 8 == 0 ? 8 : 1;
     const size_t n = size_t(c.resolution / m_block);
     m_block_bits.assign(n * n * n * size_t(c.n_cascades), 0);
+    m_radius.assign(m_cells * c.n_cascades, 0);
+    rebuild_radius();
 }
 
 size_t OccupancyGrid::cell_of(const Vec3& p, int k) const {
@@ -88,6 +90,72 @@ void OccupancyGrid::rebuild_bits() {
                 for (int x = 0; x < R; ++x)
                     if (occupied_cell(k, x, y, z))
                         m_block_bits[((size_t(k) * n + z / m_block) * n + y / m_block) * n + x / m_block] = 1;
+    rebuild_radius();
+}
+
+namespace {
+// d = min(d, max(lim, s)) over n cells: one neighbour offset of the distance transform.
+void dilate_row(uint8_t* __restrict d, const uint8_t* __restrict s, uint8_t lim, size_t n) {
+    for (size_t x = 0; x < n; ++x) d[x] = std::min(d[x], std::max(lim, s[x]));
+}
+}  // namespace
+
+void OccupancyGrid::rebuild_radius() {
+    // The Chebyshev distance transform is separable: the distance to the nearest occupied cell
+    // along x, then d(y) = min over y' of max(|y - y'|, d_x(y')), then the same along z. The
+    // cap keeps the window short and the values in a byte; the y and z passes run over whole
+    // x-rows at once, so they vectorise.
+    constexpr int C = kMaxEmptyRadius;
+    const int R = m_config.resolution;
+    const size_t row = size_t(R), plane = row * row;
+    std::vector<uint8_t> tmp(m_cells);
+    for (int k = 0; k < m_config.n_cascades; ++k) {
+        const uint8_t* bits = &m_bits[size_t(k) * m_cells];
+        uint8_t* out = &m_radius[size_t(k) * m_cells];
+        // In outer cascades the cells over the next finer cascade count as occupied: points
+        // there are looked up in the finer cascade, so no jump may cross them.
+        const int in_lo = R / 4, in_hi = (3 * R + 3) / 4;
+        auto inner = [&](int v) { return k > 0 && v >= in_lo && v < in_hi; };
+        for (size_t r0 = 0; r0 < m_cells; r0 += row) {  // along x, in out
+            const int y = int(r0 / row % row), z = int(r0 / plane);
+            const bool inner_row = inner(y) && inner(z);
+            auto occupied = [&](int x) { return bits[r0 + x] != 0 || (inner_row && inner(x)); };
+            int run = C;
+            for (int x = 0; x < R; ++x) {
+                run = occupied(x) ? 0 : std::min(run + 1, C);
+                out[r0 + x] = uint8_t(run);
+            }
+            run = C;
+            for (int x = R - 1; x >= 0; --x) {
+                run = occupied(x) ? 0 : std::min(run + 1, C);
+                out[r0 + x] = uint8_t(std::min<int>(out[r0 + x], run));
+            }
+        }
+        // One pass along the axis whose neighbours are `stride` apart, over runs of `len`
+        // contiguous cells: src -> dst.
+        auto pass = [&](const uint8_t* src, uint8_t* dst, size_t stride, size_t len, size_t outer_stride,
+                        size_t n_outer) {
+            for (size_t o = 0; o < n_outer; ++o)
+                for (int a = 0; a < R; ++a) {
+                    uint8_t* d = dst + o * outer_stride + size_t(a) * stride;
+                    const uint8_t* s0 = src + o * outer_stride;
+                    std::copy_n(s0 + size_t(a) * stride, len, d);
+                    for (int off = 1; off < C; ++off) {
+                        const uint8_t lim = uint8_t(off);
+                        if (a - off >= 0) {
+                            const uint8_t* s = s0 + size_t(a - off) * stride;
+                            dilate_row(d, s, lim, len);
+                        }
+                        if (a + off < R) {
+                            const uint8_t* s = s0 + size_t(a + off) * stride;
+                            dilate_row(d, s, lim, len);
+                        }
+                    }
+                }
+        };
+        pass(out, tmp.data(), row, row, plane, row);  // along y, one z-plane at a time
+        pass(tmp.data(), out, plane, plane, 0, 1);    // along z, whole planes at once
+    }
 }
 
 double OccupancyGrid::occupied_fraction() const {

@@ -71,6 +71,16 @@ public:
         const size_t R = size_t(m_config.resolution);
         return m_bits[size_t(k) * m_cells + (size_t(z) * R + size_t(y)) * R + size_t(x)] != 0;
     }
+    // Chebyshev distance, in cells, from cell (x, y, z) of cascade k to the nearest occupied
+    // cell of that cascade, capped at kMaxEmptyRadius: 0 for an occupied cell, and for an empty
+    // one with radius r every cell of the cascade within r - 1 cells (on each axis) is empty,
+    // so the marcher crosses that whole cube at once. In cascades k > 0 the cells covering
+    // cascade k - 1 count as occupied (those points belong to the finer cascade).
+    static constexpr int kMaxEmptyRadius = 16;
+    int empty_radius(int k, int x, int y, int z) const {
+        const size_t R = size_t(m_config.resolution);
+        return m_radius[size_t(k) * m_cells + (size_t(z) * R + size_t(y)) * R + size_t(x)];
+    }
 
     // Density at n points, pos[3*i..3*i+2] (unit-cube frame) -> out[i].
     using DensityFn = std::function<void(const float* pos, size_t n, float* out)>;
@@ -94,6 +104,9 @@ private:
     std::vector<uint8_t> m_bits;
     int m_block = 1;
     std::vector<uint8_t> m_block_bits;  // [cascade][bz][by][bx]
+    std::vector<uint8_t> m_radius;      // empty_radius() per cell, laid out as m_bits
+
+    void rebuild_radius();
 };
 
 }  // namespace radiant
