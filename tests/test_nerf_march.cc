@@ -135,12 +135,6 @@ TEST(Marcher, ConeStepsGrowWithDistanceInOuterCascades) {
     EXPECT_LE(s[n - 1].position.x, 2.5f + 1e-3f);
 }
 
-}  // namespace
-}  // namespace radiant
-
-namespace radiant {
-namespace {
-
 // Marching in segments (as render_view does) yields exactly march_ray's samples, and the
 // per-ray sample cap holds across segments.
 TEST(Marcher, SegmentsConcatenateToTheWholeRay) {
@@ -180,12 +174,6 @@ TEST(Marcher, SegmentsConcatenateToTheWholeRay) {
     while (!cursor.done) sum += march_ray_segment(ray_from({-1.0f, 0.5f, 0.5f}, {1, 0, 0}), grid, m, cursor, 3, part.data());
     EXPECT_EQ(sum, 10u);
 }
-
-}  // namespace
-}  // namespace radiant
-
-namespace radiant {
-namespace {
 
 // A grid of `n_cascades` with about `fraction` of its cells occupied at random.
 OccupancyGrid sparse_grid(int resolution, int n_cascades, double fraction, uint64_t seed) {
