@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
         ImageSet val_set = stage_images(val, {downscale}, pool);
         NerfModelConfig model_config = NerfModelConfig::for_dataset(train, log2_table);
         if (bf16) model_config.field.precision = MlpPrecision::kBf16;
+        model_config.match_pixel_footprint(typical_pixel_footprint(train_set, model_config.scene));  // as train
         auto model = std::make_unique<NerfModel>(model_config);
         NerfTrainConfig config;
         config.target_samples = target;

@@ -5,6 +5,7 @@
 #include "core/rng.h"
 #include "gradcheck.h"
 #include "nerf/camera.h"
+#include "nerf/model.h"
 #include "nerf/volume_render.h"
 
 namespace radiant {
@@ -125,6 +126,44 @@ TEST(Camera, DistortionRoundTrip) {
     CameraIntrinsics plain = pinhole(1375.52f, 1080, 1920);
     Ray a = camera_ray(c, pose(0, 0, 0), {}, 0.0f, 0.0f), b = camera_ray(plain, pose(0, 0, 0), {}, 0.0f, 0.0f);
     EXPECT_GT(std::abs(a.direction.x - b.direction.x), 5e-4f);  // ~1.2 px at this focal length
+}
+
+TEST(Camera, PixelFootprintIsDistanceToTheCubeCentreOverFocalLength) {
+    // 4 world units from the origin, which the scene transform puts at the cube's centre.
+    const SceneTransform scene{0.25f, {0.5f, 0.5f, 0.5f}};
+    EXPECT_NEAR(pixel_footprint(pinhole(200, 400, 300), pose(0, 0, 4), scene), 1.0f / 200.0f, 1e-7f);
+    EXPECT_NEAR(pixel_footprint(pinhole(200, 400, 300), pose(0, 3, 4), scene), 1.25f / 200.0f, 1e-7f);
+    // Distinct focal lengths: their mean.
+    CameraIntrinsics c = pinhole(100, 400, 300);
+    c.fl_y = 300;
+    EXPECT_NEAR(pixel_footprint(c, pose(0, 0, 4), scene), 1.0f / 200.0f, 1e-7f);
+}
+
+TEST(ModelConfig, StepMatchesThePixelFootprintButNeverGetsFinerThanInstantNgps) {
+    NerfModelConfig c = NerfModelConfig::for_scene(1.0f, {});
+    const float base = c.march.min_step;
+    EXPECT_NEAR(base, std::sqrt(3.0f) / 1024.0f, 1e-9f);
+    c.match_pixel_footprint(0.5f * base);  // views finer than the step: instant-ngp's step stays
+    EXPECT_EQ(c.march.min_step, base);
+    c.match_pixel_footprint(std::nanf(""));
+    EXPECT_EQ(c.march.min_step, base);
+    c.match_pixel_footprint(3.0f * base);
+    EXPECT_EQ(c.march.min_step, 3.0f * base);
+    // The occupancy threshold follows the step (optical thickness 0.01 over one step).
+    EXPECT_NEAR(NerfModel(c).grid().config().threshold, 0.01f / (3.0f * base), 1e-3f);
+}
+
+TEST(ModelConfig, TypicalFootprintIsTheGeometricMeanOverTheViews) {
+    ImageSet images;
+    const SceneTransform scene{0.25f, {0.5f, 0.5f, 0.5f}};
+    for (float f : {100.0f, 400.0f}) {
+        StagedImage im;
+        im.camera = pinhole(f, 64, 64);
+        im.camera_to_world = pose(0, 0, 4);
+        images.images.push_back(im);
+    }
+    EXPECT_NEAR(typical_pixel_footprint(images, scene), 1.0f / 200.0f, 1e-7f);
+    EXPECT_EQ(typical_pixel_footprint(ImageSet{}, scene), 0.0f);
 }
 
 }  // namespace

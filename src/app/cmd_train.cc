@@ -116,6 +116,8 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
         int levels = 16, features = 2;
         std::sscanf(o.encoding.c_str(), "%dx%d", &levels, &features);  // validated by the option
         mc.field.set_encoding(levels, features);
+        // Steps no finer than the views resolve (NerfModelConfig::match_pixel_footprint).
+        mc.match_pixel_footprint(typical_pixel_footprint(images, mc.scene, &comm));
         // auto: bf16 only on AMX. On AVX512-BF16 (Zen 4) the MLP step is 1.29x faster but a
         // training step only ~4%, and lego-200 at 60 s scored the same (BENCHMARKS.md).
         const bool bf16 = o.precision == "bf16" ? amx::available()

@@ -1,5 +1,6 @@
 #include "nerf/camera.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace radiant {
@@ -97,6 +98,13 @@ Ray camera_ray(const CameraIntrinsics& camera, const std::array<float, 16>& m,
     r.origin = {m[3] * scene.scale + scene.offset.x, m[7] * scene.scale + scene.offset.y,
                 m[11] * scene.scale + scene.offset.z};
     return r;
+}
+
+float pixel_footprint(const CameraIntrinsics& camera, const std::array<float, 16>& m, const SceneTransform& scene) {
+    const float dx = m[3] * scene.scale + scene.offset.x - 0.5f, dy = m[7] * scene.scale + scene.offset.y - 0.5f,
+                dz = m[11] * scene.scale + scene.offset.z - 0.5f;
+    const float focal = 0.5f * (camera.fl_x + camera.fl_y);
+    return std::sqrt(dx * dx + dy * dy + dz * dz) / std::max(focal, 1e-6f);
 }
 
 }  // namespace radiant

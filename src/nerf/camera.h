@@ -43,4 +43,10 @@ struct SceneTransform {
 Ray camera_ray(const CameraIntrinsics& camera, const std::array<float, 16>& camera_to_world,
                const SceneTransform& scene, float px, float py);
 
+// Width, in the unit-cube frame, of one pixel of the camera seen at the cube's centre
+// (distance to (0.5, 0.5, 0.5) over the focal length): the finest detail the view resolves
+// there.
+float pixel_footprint(const CameraIntrinsics& camera, const std::array<float, 16>& camera_to_world,
+                      const SceneTransform& scene);
+
 }  // namespace radiant

@@ -3,6 +3,8 @@
 #pragma once
 
 #include "core/aligned.h"
+#include "dist/communicator.h"
+#include "io/staging.h"
 #include "io/transforms.h"
 #include "nerf/camera.h"
 #include "nerf/field.h"
@@ -22,7 +24,18 @@ struct NerfModelConfig {
                                      int log2_hashmap_size = 19);
     // The same, with the scene transform and aabb_scale a dataset's json gives.
     static NerfModelConfig for_dataset(const Dataset& dataset, int log2_hashmap_size = 19);
+
+    // Matches the marching step to what the training views resolve: a step shorter than the
+    // width of a pixel at the scene (`footprint`, unit-cube frame; pixel_footprint()) spends
+    // samples on detail no view constrains, and the sample budget buys fewer rays. The step
+    // becomes max(instant-ngp's sqrt(3)/1024, footprint): lego at 200x200 steps 2.8x further
+    // (and trains +1 dB in the same steps), lego at 800x800 keeps instant-ngp's step.
+    void match_pixel_footprint(float footprint);
 };
+
+// The geometric mean of pixel_footprint() over the staged views of every rank (each rank
+// passes its own share; `comm` null: one rank), the same value on every rank.
+float typical_pixel_footprint(const ImageSet& images, const SceneTransform& scene, Communicator* comm = nullptr);
 
 class NerfModel {
 public:

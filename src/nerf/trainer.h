@@ -32,7 +32,10 @@ struct NerfTrainConfig {
     AdamConfig adam;
     LossConfig loss;
     int grid_update_interval = 16;
-    int grid_warmup_steps = 256;
+    // Steps during which every grid update evaluates every cell. instant-ngp's 256 took ~10% of a
+    // 60 s lego-200 run here (each full pass is a density evaluation per cell, as many as 16
+    // steps' samples); 128 scores the same in the same steps (BENCHMARKS.md).
+    int grid_warmup_steps = 128;
     size_t target_samples = size_t(1) << 16;  // per step; the ray count adapts to it
     size_t initial_rays = 2048;
     uint64_t seed = 1337;
