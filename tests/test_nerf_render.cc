@@ -6,6 +6,7 @@
 #include "gradcheck.h"
 #include "nerf/camera.h"
 #include "nerf/model.h"
+#include "nerf/trainer.h"
 #include "nerf/volume_render.h"
 
 namespace radiant {

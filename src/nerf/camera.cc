@@ -95,14 +95,17 @@ Ray camera_ray(const CameraIntrinsics& camera, const std::array<float, 16>& m,
     const float inv = 1.0f / std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
     Ray r;
     r.direction = {d.x * inv, d.y * inv, d.z * inv};
-    r.origin = {m[3] * scene.scale + scene.offset.x, m[7] * scene.scale + scene.offset.y,
-                m[11] * scene.scale + scene.offset.z};
+    r.origin = camera_origin(m, scene);
     return r;
 }
 
+Vec3 camera_origin(const std::array<float, 16>& m, const SceneTransform& scene) {
+    return {m[3] * scene.scale + scene.offset.x, m[7] * scene.scale + scene.offset.y, m[11] * scene.scale + scene.offset.z};
+}
+
 float pixel_footprint(const CameraIntrinsics& camera, const std::array<float, 16>& m, const SceneTransform& scene) {
-    const float dx = m[3] * scene.scale + scene.offset.x - 0.5f, dy = m[7] * scene.scale + scene.offset.y - 0.5f,
-                dz = m[11] * scene.scale + scene.offset.z - 0.5f;
+    const Vec3 o = camera_origin(m, scene);
+    const float dx = o.x - 0.5f, dy = o.y - 0.5f, dz = o.z - 0.5f;
     const float focal = 0.5f * (camera.fl_x + camera.fl_y);
     return std::sqrt(dx * dx + dy * dy + dz * dz) / std::max(focal, 1e-6f);
 }

@@ -38,6 +38,9 @@ struct SceneTransform {
     Vec3 offset{0.5f, 0.5f, 0.5f};
 };
 
+// The camera's centre (the translation of its camera-to-world pose) in the unit-cube frame.
+Vec3 camera_origin(const std::array<float, 16>& camera_to_world, const SceneTransform& scene);
+
 // The ray through pixel position (px, py) (pixels, continuous) of a camera with the given
 // camera-to-world pose (row-major 4x4, world frame).
 Ray camera_ray(const CameraIntrinsics& camera, const std::array<float, 16>& camera_to_world,

@@ -20,16 +20,6 @@ NerfModelConfig NerfModelConfig::for_dataset(const Dataset& d, int log2_hashmap_
     return for_scene(d.aabb_scale, {d.scale, {d.offset[0], d.offset[1], d.offset[2]}}, log2_hashmap_size);
 }
 
-float typical_pixel_footprint(const ImageSet& images, const SceneTransform& scene, Communicator* comm) {
-    double sum_log = 0, count = 0;
-    for (const StagedImage& im : images.images) {
-        const float f = pixel_footprint(im.camera, im.camera_to_world, scene);
-        if (std::isfinite(f) && f > 0) sum_log += std::log(double(f)), count += 1;
-    }
-    if (comm && comm->distributed()) sum_log = comm->sum(sum_log), count = comm->sum(count);
-    return count > 0 ? float(std::exp(sum_log / count)) : 0.0f;
-}
-
 void NerfModelConfig::match_pixel_footprint(float footprint) {
     if (std::isfinite(footprint) && footprint > march.min_step) march.min_step = footprint;
 }

@@ -3,8 +3,6 @@
 #pragma once
 
 #include "core/aligned.h"
-#include "dist/communicator.h"
-#include "io/staging.h"
 #include "io/transforms.h"
 #include "nerf/camera.h"
 #include "nerf/field.h"
@@ -32,10 +30,6 @@ struct NerfModelConfig {
     // (and trains +1 dB in the same steps), lego at 800x800 keeps instant-ngp's step.
     void match_pixel_footprint(float footprint);
 };
-
-// The geometric mean of pixel_footprint() over the staged views of every rank (each rank
-// passes its own share; `comm` null: one rank), the same value on every rank.
-float typical_pixel_footprint(const ImageSet& images, const SceneTransform& scene, Communicator* comm = nullptr);
 
 class NerfModel {
 public:
