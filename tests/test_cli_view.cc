@@ -109,9 +109,14 @@ TEST(CliView, TrainingPagePausesResumesAndSaves) {
     for (int i = 0; i < 300 && status()["step"].get<int>() < 5; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     EXPECT_TRUE(status()["training"].get<bool>());
     ASSERT_EQ(cli.Post("/api/train/pause", "{}", "application/json")->status, 200);
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    const auto paused = status();
-    EXPECT_TRUE(paused["paused"].get<bool>());
+    // The pause takes hold between steps; on a loaded machine the step in flight (an occupancy-grid
+    // pass every 16th step) can take longer than any fixed wait, so poll for it.
+    nlohmann::json paused = status();
+    for (int i = 0; i < 600 && !paused["paused"].get<bool>(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        paused = status();
+    }
+    ASSERT_TRUE(paused["paused"].get<bool>());
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     EXPECT_EQ(status()["step"], paused["step"]);  // no step while paused
     ASSERT_EQ(cli.Post("/api/train/save", "{}", "application/json")->status, 200);
