@@ -12,6 +12,7 @@
 
 #include "core/timer.h"
 #include "dist/communicator.h"
+#include "dist/shared_segments.h"
 
 using namespace radiant;
 
@@ -31,13 +32,24 @@ int main(int argc, char** argv) {
             double bytes_factor;  // bytes on the wire per float per (N-1)/N
             std::function<void()> run;
         };
-        const std::vector<Op> ops = {
+        // The shared-memory exchange: a fence, then my shard summed out of every rank's segment
+        // (what the trainer fuses into Adam's blocks). Only when all ranks share this machine.
+        std::unique_ptr<SharedSegments> shared = SharedSegments::allocate(*comm, n);
+        if (shared) std::copy(data.begin(), data.end(), shared->mine());
+        const ShardRange mine = comm->my_shard(n);
+        std::vector<Op> ops = {
             {"reduce-scatter fp32", 4, [&] { comm->reduce_scatter_sum(data.data(), n, WireFormat::kFp32); }},
             {"reduce-scatter bf16", 2, [&] { comm->reduce_scatter_sum(data.data(), n, WireFormat::kBf16); }},
             {"allgather fp32", 4, [&] { comm->allgather_shards(data.data(), n); }},
             {"allreduce fp32", 8, [&] { comm->allreduce_sum(data.data(), n, WireFormat::kFp32); }},
             {"allreduce bf16", 6, [&] { comm->allreduce_sum(data.data(), n, WireFormat::kBf16); }},
         };
+        if (shared)
+            ops.push_back({"shared-memory sum", 4, [&] {
+                               shared->fence();
+                               shared->sum_into_mine(mine.begin, mine.size());
+                               shared->publish();
+                           }});
         for (const Op& op : ops) {
             std::vector<double> times;
             const int repeats = n > (size_t(1) << 21) ? 10 : 50;

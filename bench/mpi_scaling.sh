@@ -46,6 +46,8 @@ for opt in sharded replicated; do
     for wire in fp32 bf16; do
         run "strong-2-$opt-$wire" 2 --steps "$steps" --mpi-optimizer "$opt" --mpi-wire "$wire"
     done
+    # The default (sharded, fp32) sums gradients in shared memory; the same with messages.
+    [ "$opt" = sharded ] && run strong-2-sharded-fp32-messages 2 --steps "$steps" --mpi-exchange messages
     run "strong-1-again-$opt" 1 --steps "$steps"
 done
 run weak-1 1 --steps "$steps" --target-samples 65536
@@ -59,15 +61,14 @@ fi
     base=$(jq -n "($(step_ms strong-1) + $(step_ms strong-1-again-sharded) + $(step_ms strong-1-again-replicated)) / 3")
     echo "Strong scaling, lego-200, 2^17 samples per step in all, $steps steps; 1 rank x 1 thread: $(printf %.1f "$base") ms/step (mean of 3 runs)"
     echo
-    echo "| ranks x threads | Adam | wire | ms/step | speed-up | chunks | gradients | grid | Adam | exchange |"
+    echo "| ranks x threads | Adam | gradients | ms/step | speed-up | chunks | gradients | grid | Adam | exchange |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     echo "| 1 x 1 | whole | - | $(printf %.1f "$base") | 1.00x | $(shares strong-1) |"
-    for opt in sharded replicated; do
-        for wire in fp32 bf16; do
-            n="strong-2-$opt-$wire"
-            ms=$(step_ms "$n")
-            echo "| 2 x 1 | $opt | $wire | $(printf %.1f "$ms") | $(jq -n "$base / $ms * 100 | floor / 100")x | $(shares "$n") |"
-        done
+    for n in strong-2-sharded-fp32 strong-2-sharded-fp32-messages strong-2-sharded-bf16 strong-2-replicated-fp32 \
+        strong-2-replicated-bf16; do
+        how=$(jq -r '.mpi_optimizer + " | " + (if .mpi_exchange == "shared memory" then "fp32, shared memory" else .mpi_wire + " messages" end)' "$out/$n.json")
+        ms=$(step_ms "$n")
+        echo "| 2 x 1 | $how | $(printf %.1f "$ms") | $(jq -n "$base / $ms * 100 | floor / 100")x | $(shares "$n") |"
     done
     echo
     w1=$(step_ms weak-1)

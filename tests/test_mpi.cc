@@ -19,6 +19,7 @@
 #include "cli_test_util.h"
 #include "core/error.h"
 #include "dist/communicator.h"
+#include "dist/shared_segments.h"
 #include "io/staging.h"
 #include "nerf/model_io.h"
 #include "small_demo_scene.h"
@@ -185,6 +186,39 @@ TEST(MpiCollectives, AllreduceGivesEveryRankTheSameBits) {
     for (int r = 0; r < comm->size(); ++r) EXPECT_EQ(names[size_t(r)], std::string(size_t(r), 'x'));
 }
 
+TEST(MpiCollectives, SharedSegmentsSumInRankOrderAndClearWhatWasRead) {
+    Communicator* comm = &Communicator::world();
+    const size_t n = 5003;  // not a multiple of the sum's block or the shard alignment
+    std::unique_ptr<SharedSegments> shared = SharedSegments::allocate(*comm, n);
+    if (!comm->distributed()) {
+        EXPECT_EQ(shared, nullptr);  // one rank has nobody to share with
+        return;
+    }
+    ASSERT_NE(shared, nullptr) << "all ranks of this test run on one machine";
+    const int N = comm->size(), me = comm->rank();
+    float* mine = shared->mine();
+    for (size_t i = 0; i < n; ++i) mine[i] = value_of(me, i);
+    // The same numbers through the messages' reduce-scatter, for the bits to match.
+    std::vector<float> by_messages(mine, mine + n);
+    comm->reduce_scatter_sum(by_messages.data(), n, WireFormat::kFp32);
+    shared->fence();
+    const ShardRange shard = comm->my_shard(n);
+    // In uneven pieces, as Adam's blocks would ask for them.
+    for (size_t b = shard.begin; b < shard.end; b += 1000) shared->sum_into_mine(b, std::min<size_t>(1000, shard.end - b));
+    shared->publish();
+    shared->fence();
+    for (size_t i = 0; i < n; ++i) {
+        if (i >= shard.begin && i < shard.end) {
+            float want = 0;
+            for (int r = 0; r < N; ++r) want = r == 0 ? value_of(r, i) : want + value_of(r, i);
+            ASSERT_EQ(mine[i], want) << "rank " << me << " element " << i;
+            ASSERT_EQ(mine[i], by_messages[i]);
+        } else {
+            ASSERT_EQ(mine[i], 0.0f) << "rank " << me << " element " << i << ": its owner read it and cleared it";
+        }
+    }
+}
+
 // ---- whole runs under mpirun ----
 
 // A small scene where 400 steps reach a stable PSNR in a few seconds per run.
@@ -223,6 +257,7 @@ TEST(MpiTrain, TwoRanksScoreLikeOneRankInTheSameStepsAndSamples) {
         std::ifstream in(r2);
         const nlohmann::json rep = nlohmann::json::parse(in);
         EXPECT_EQ(rep["ranks"], 2);
+        EXPECT_EQ(rep["mpi_exchange"], "shared memory");  // both ranks on this machine
         EXPECT_EQ(rep["phase_seconds"].size(), 2u);
         EXPECT_EQ(rep["steps"], 400);
     }
@@ -240,6 +275,14 @@ TEST(MpiTrain, TwoRankRunsRepeatBitForBitAndResumeExactly) {
     const std::vector<float> pa = snapshot_params(a), pb = snapshot_params(b);
     ASSERT_EQ(pa.size(), pb.size());
     EXPECT_EQ(std::memcmp(pa.data(), pb.data(), pa.size() * sizeof(float)), 0);
+    // Gradients sent as messages instead of summed in shared memory: the same bits.
+    const std::string m = s.dir / "m.radiant", report = s.dir / "m.json";
+    ASSERT_EQ(run_shell(s.dir, mpirun(2, s.train_args(m) + " --steps 60 --mpi-exchange messages --report " + report)).exit_code, 0);
+    const std::vector<float> pm = snapshot_params(m);
+    ASSERT_EQ(pm.size(), pa.size());
+    EXPECT_EQ(std::memcmp(pa.data(), pm.data(), pa.size() * sizeof(float)), 0) << "the exchanges disagree";
+    std::ifstream in(report);
+    EXPECT_EQ(nlohmann::json::parse(in)["mpi_exchange"], "messages");
     // Stopped at step 25 (the sharded optimiser's state gathered into the snapshot), resumed.
     JobResult first = run_shell(s.dir, mpirun(2, s.train_args(c) + " --steps 60 --stop-at-step 25"));
     ASSERT_EQ(first.exit_code, 0) << first.err;

@@ -103,6 +103,7 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
     config.loss.type = parse_loss(o.loss);
     config.shard_optimizer = o.mpi_optimizer == "sharded";
     config.gradient_wire = o.mpi_wire == "bf16" ? WireFormat::kBf16 : WireFormat::kFp32;
+    config.shared_memory_gradients = o.mpi_exchange == "auto";
     std::unique_ptr<NerfModel> model;
     if (resumed) {
         model = std::move(resumed->model);
@@ -144,8 +145,9 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
 
     const FieldConfig& fc = session.model().config().field;
     const std::string ranks_note =
-        comm.distributed() ? fmt::format(" on each of {} MPI ranks (Adam {}, gradients as {})", comm.size(),
-                                         o.mpi_optimizer, o.mpi_wire)
+        comm.distributed() ? fmt::format(" on each of {} MPI ranks (Adam {}, gradients {})", comm.size(), o.mpi_optimizer,
+                                         session.trainer().gradients_in_shared_memory() ? "summed in shared memory"
+                                                                                        : "sent as " + o.mpi_wire)
                            : "";
     if (root) {
         std::fprintf(stderr,
@@ -257,6 +259,7 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
     if (comm.distributed()) {
         report.extra["mpi_optimizer"] = o.mpi_optimizer;
         report.extra["mpi_wire"] = o.mpi_wire;
+        report.extra["mpi_exchange"] = session.trainer().gradients_in_shared_memory() ? "shared memory" : "messages";
     }
     if (stopped_by) result.exit_code = stopped_by > 0 ? 128 + stopped_by : 0;
     if (!root) return result;
@@ -364,6 +367,12 @@ Command add_train_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--mpi-wire", o->mpi_wire, "under mpirun: gradients travel as fp32, or as bf16 summed in fp32")
         ->check(CLI::IsMember({"fp32", "bf16"}))
+        ->capture_default_str();
+    cmd->add_option("--mpi-exchange", o->mpi_exchange,
+                    "under mpirun with the sharded optimiser and fp32 gradients: auto sums gradients straight "
+                    "out of each other's memory when every rank is on this machine (MPI shared windows), else "
+                    "sends them; messages always sends them. Both give the same bits")
+        ->check(CLI::IsMember({"auto", "messages"}))
         ->capture_default_str();
     return {cmd, [o] {
                 if (o->steps == 0 && o->seconds <= 0) o->steps = 3000;

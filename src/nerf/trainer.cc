@@ -46,7 +46,15 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
     for (size_t r = 0; r < ranks; ++r) m_rank_rays.push_back(part_of(m_rays, r, ranks));
     m_rank_stats.assign(3 * ranks, 0.0);
     const NerfField& field = m_model.field();
-    m_grads.assign(field.n_params(), 0.0f);
+    if (m_comm && m_comm->distributed() && config.shard_optimizer && config.shared_memory_gradients &&
+        config.gradient_wire == WireFormat::kFp32)
+        m_shared_grads = SharedSegments::allocate(*m_comm, field.n_params());
+    if (m_shared_grads) {
+        m_grads = m_shared_grads->mine();
+    } else {
+        m_own_grads.assign(field.n_params(), 0.0f);
+        m_grads = m_own_grads.data();
+    }
     const size_t d0 = field.density_offset();
     m_adam = std::make_unique<Adam>(
         config.adam,
@@ -252,7 +260,7 @@ double NerfTrainer::step() {
         const int level = m_level_order[i];
         for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
             const Chunk& ch = m_chunks[c];
-            if (ch.n) field.grid().backward(ch.mapped.data(), ch.n, ch.d_enc.data(), ch.n, m_grads.data(), level, level + 1);
+            if (ch.n) field.grid().backward(ch.mapped.data(), ch.n, ch.d_enc.data(), ch.n, m_grads, level, level + 1);
         }
     });
 
@@ -275,24 +283,35 @@ double NerfTrainer::step() {
         m_comm->allgather(mine, 3, all);
         loss = rays = samples = 0;
         for (size_t r = 0; r < m_rank_stats.size(); r += 3) loss += all[r], rays += all[r + 1], samples += all[r + 2];
-        if (m_config.shard_optimizer) {
+        if (m_shared_grads) {
+            // Each block of my shard is summed out of every rank's segment just before Adam
+            // updates it (the other ranks' copies are zeroed as they are read).
             const ShardRange mine = m_comm->my_shard(n_params);
-            m_comm->reduce_scatter_sum(m_grads.data(), n_params, m_config.gradient_wire);
+            m_shared_grads->fence();
             lap(m_phase.exchange);
-            m_adam->step(params, m_grads.data(), m_pool, mine.begin, mine.end);
-            std::fill(m_grads.begin(), m_grads.begin() + ptrdiff_t(mine.begin), 0.0f);
-            std::fill(m_grads.begin() + ptrdiff_t(mine.end), m_grads.end(), 0.0f);
+            m_adam->step(params, m_grads, m_pool, mine.begin, mine.end,
+                         [&](size_t first, size_t n) { m_shared_grads->sum_into_mine(first, n); });
+            m_shared_grads->publish();
+            lap(m_phase.optimizer);
+            m_comm->allgather_shards(params, n_params);
+        } else if (m_config.shard_optimizer) {
+            const ShardRange mine = m_comm->my_shard(n_params);
+            m_comm->reduce_scatter_sum(m_grads, n_params, m_config.gradient_wire);
+            lap(m_phase.exchange);
+            m_adam->step(params, m_grads, m_pool, mine.begin, mine.end);
+            std::fill(m_grads, m_grads + mine.begin, 0.0f);
+            std::fill(m_grads + mine.end, m_grads + n_params, 0.0f);
             lap(m_phase.optimizer);
             m_comm->allgather_shards(params, n_params);
         } else {
-            m_comm->allreduce_sum(m_grads.data(), n_params, m_config.gradient_wire);
+            m_comm->allreduce_sum(m_grads, n_params, m_config.gradient_wire);
             lap(m_phase.exchange);
-            m_adam->step(params, m_grads.data(), m_pool);
+            m_adam->step(params, m_grads, m_pool);
             lap(m_phase.optimizer);
         }
         lap(m_phase.exchange);
     } else {
-        m_adam->step(params, m_grads.data(), m_pool);
+        m_adam->step(params, m_grads, m_pool);
     }
     m_model.repack();
     lap(m_phase.optimizer);

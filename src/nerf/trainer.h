@@ -21,6 +21,7 @@
 #include "core/timer.h"
 #include "core/thread_pool.h"
 #include "dist/communicator.h"
+#include "dist/shared_segments.h"
 #include "io/staging.h"
 #include "nerf/model.h"
 #include "nn/adam.h"
@@ -43,6 +44,10 @@ struct NerfTrainConfig {
     // shards are gathered (false: every rank runs the whole Adam on allreduced gradients).
     bool shard_optimizer = true;
     WireFormat gradient_wire = WireFormat::kFp32;
+    // With a sharded optimiser, fp32 gradients and every rank on this machine: ranks sum their
+    // shards straight out of each other's gradient buffers in shared memory (SharedSegments)
+    // instead of sending copies. Same bits either way; false forces the messages.
+    bool shared_memory_gradients = true;
 };
 
 // The geometric mean of pixel_footprint() over the staged training views of every rank (each
@@ -67,6 +72,9 @@ public:
     // collective: every rank calls it, e.g. before a snapshot.
     void gather_optimizer_state();
     Communicator* communicator() const { return m_comm; }
+    // Whether ranks sum gradients in shared memory (NerfTrainConfig::shared_memory_gradients
+    // asked for it and every rank is on this machine).
+    bool gradients_in_shared_memory() const { return m_shared_grads != nullptr; }
 
     // Seconds this process spent in each phase of its steps (for benchmarks' breakdowns).
     struct PhaseSeconds {
@@ -120,7 +128,11 @@ private:
     ThreadPool& m_pool;
     Communicator* m_comm;
     size_t m_chunk_begin = 0, m_chunk_end = kChunks;  // this rank's chunks
-    AlignedVector<float> m_grads;
+    // This rank's gradient buffer: its segment of m_shared_grads when ranks share memory, else
+    // m_own_grads.
+    float* m_grads = nullptr;
+    AlignedVector<float> m_own_grads;
+    std::unique_ptr<SharedSegments> m_shared_grads;
     std::unique_ptr<Adam> m_adam;
     std::vector<Chunk> m_chunks;
     struct ThreadScratch {

@@ -22,6 +22,11 @@ Adam::Adam(const AdamConfig& config, std::vector<ParamRange> ranges, size_t n_pa
 }
 
 void Adam::step(float* params, float* grads, ThreadPool& pool, size_t begin, size_t end) {
+    step(params, grads, pool, begin, end, nullptr);
+}
+
+void Adam::step(float* params, float* grads, ThreadPool& pool, size_t begin, size_t end,
+                const BlockHook& before_block) {
     ++m_step;
     const double t = double(m_step);
     const double correction =
@@ -41,6 +46,7 @@ void Adam::step(float* params, float* grads, ThreadPool& pool, size_t begin, siz
         pool.parallel_for(n_blocks, [&](size_t b, int) {
             size_t first = lo + b * kBlock;
             size_t n = std::min(kBlock, hi - first);
+            if (before_block) before_block(first, n);
             adam_update(a, params + first, grads + first, m_m.data() + first, m_v.data() + first, n, m_impl);
         });
     }

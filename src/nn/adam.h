@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/aligned.h"
@@ -56,6 +57,11 @@ public:
     // The same step for the parameters in [begin, end) only (a rank's shard when the
     // optimiser is sharded over ranks); the rest of params, grads and moments is untouched.
     void step(float* params, float* grads, ThreadPool& pool, size_t begin, size_t end);
+    // The same, calling before_block(first, n) on each block of grads just before its update,
+    // on the thread that updates it: gradients can be summed in a block at a time while the
+    // block is in cache (ranks reading each other's shared gradients).
+    using BlockHook = std::function<void(size_t first, size_t n)>;
+    void step(float* params, float* grads, ThreadPool& pool, size_t begin, size_t end, const BlockHook& before_block);
 
     uint64_t steps_taken() const { return m_step; }
     const AdamConfig& config() const { return m_config; }

@@ -1,0 +1,103 @@
+#include "dist/shared_segments.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "dist/communicator.h"
+
+#ifdef RADIANT_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace radiant {
+
+void SharedSegments::sum_into_mine(size_t begin, size_t count) {
+    float* out = mine() + begin;
+    const size_t ranks = m_segments.size();
+    // A block at a time, so each block is read and written while it sits in L1.
+    constexpr size_t kBlock = 2048;
+    float acc[kBlock];
+    for (size_t b = 0; b < count; b += kBlock) {
+        const size_t m = std::min(kBlock, count - b);
+        for (size_t r = 0; r < ranks; ++r) {
+            float* in = m_segments[r] + begin + b;
+            if (r == 0) std::memcpy(acc, in, m * sizeof(float));
+            else for (size_t i = 0; i < m; ++i) acc[i] += in[i];
+            if (int(r) != m_rank) std::memset(in, 0, m * sizeof(float));
+        }
+        std::memcpy(out + b, acc, m * sizeof(float));
+    }
+}
+
+#ifdef RADIANT_HAVE_MPI
+
+namespace {
+
+MPI_Win& window_of(void*& w) { return *static_cast<MPI_Win*>(w); }
+
+}  // namespace
+
+std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, size_t n) {
+    if (!comm.distributed() || comm.local_size() != comm.size() || n == 0) return nullptr;
+    std::unique_ptr<SharedSegments> s(new SharedSegments());
+    s->m_rank = comm.rank();
+    s->m_n = n;
+    // Every rank is on this machine, so the node communicator is the world in rank order.
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");  // each segment page-aligned, near its rank
+    // A failed allocation (a small /dev/shm) falls back to messages instead of aborting the job.
+    MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
+    float* base = nullptr;
+    auto* win = new MPI_Win;
+    const int rc = MPI_Win_allocate_shared(MPI_Aint(n * sizeof(float)), int(sizeof(float)), info, node, &base, win);
+    MPI_Info_free(&info);
+    MPI_Comm_free(&node);
+    // Every rank must agree on the outcome, or one would wait in a fence the others never reach.
+    if (!comm.any(rc != MPI_SUCCESS)) {
+        s->m_window = win;
+        for (int r = 0; r < comm.size(); ++r) {
+            MPI_Aint bytes = 0;
+            int unit = 0;
+            float* p = nullptr;
+            MPI_Win_shared_query(*win, r, &bytes, &unit, &p);
+            s->m_segments.push_back(p);
+        }
+        std::memset(s->mine(), 0, n * sizeof(float));
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);  // the passive epoch MPI_Win_sync needs
+        s->fence();
+        return s;
+    }
+    // Freeing is collective over ranks some of which hold no window: a rank whose allocation
+    // succeeded keeps it unused rather than wait for them.
+    if (rc != MPI_SUCCESS) delete win;
+    return nullptr;
+}
+
+SharedSegments::~SharedSegments() {
+    if (!m_window) return;
+    MPI_Win_unlock_all(window_of(m_window));
+    MPI_Win_free(&window_of(m_window));
+    delete static_cast<MPI_Win*>(m_window);
+}
+
+void SharedSegments::fence() {
+    MPI_Win_sync(window_of(m_window));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(window_of(m_window));
+}
+
+void SharedSegments::publish() { MPI_Win_sync(window_of(m_window)); }
+
+#else  // no MPI: never allocated
+
+std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator&, size_t) { return nullptr; }
+SharedSegments::~SharedSegments() = default;
+void SharedSegments::fence() {}
+void SharedSegments::publish() {}
+
+#endif
+
+}  // namespace radiant

@@ -1,0 +1,52 @@
+// Node-local shared memory for the gradient exchange. When every rank of a job runs on this
+// machine, each rank's gradient buffer is a segment of one MPI shared window, so rank r sums its
+// shard straight out of the other ranks' segments: no copy travels, nothing waits in a receive
+// buffer, and the reader zeroes what it has consumed (the owner would otherwise clear it).
+// Across machines there is no such window and the communicator's messages carry gradients.
+//
+// The sum is in rank order, ((rank 0 + rank 1) + rank 2) + ..., exactly as
+// Communicator::reduce_scatter_sum adds them, so both exchanges give the same bits.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace radiant {
+
+class Communicator;
+
+class SharedSegments {
+public:
+    // One segment of n floats per rank, zeroed; null when the ranks do not all share this
+    // machine, there is one rank, the build has no MPI, or the window cannot be allocated.
+    // Collective: every rank calls it with the same n.
+    static std::unique_ptr<SharedSegments> allocate(Communicator& comm, size_t n);
+    ~SharedSegments();  // collective, as the allocation
+    SharedSegments(const SharedSegments&) = delete;
+    SharedSegments& operator=(const SharedSegments&) = delete;
+
+    float* mine() { return m_segments[size_t(m_rank)]; }
+    size_t size() const { return m_n; }
+
+    // Every rank's writes to its segment so far are visible to every rank, and every rank has
+    // arrived here (a barrier with the memory synchronisation MPI's shared windows ask for).
+    void fence();
+    // Makes this rank's writes (its sums and the zeros it left in other segments) visible;
+    // a following collective orders them before the other ranks' next writes.
+    void publish();
+    // Between two fences, for [begin, begin + count) inside this rank's shard: my segment gets
+    // the sum over ranks in rank order, and the other ranks' segments get zeros there. Safe to
+    // call from several threads on disjoint ranges.
+    void sum_into_mine(size_t begin, size_t count);
+
+private:
+    SharedSegments() = default;
+
+    int m_rank = 0;
+    size_t m_n = 0;
+    std::vector<float*> m_segments;  // every rank's segment, as this process maps it
+    void* m_window = nullptr;        // MPI_Win, kept opaque so this header needs no mpi.h
+};
+
+}  // namespace radiant
