@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 
 #include "dist/communicator.h"
 
@@ -37,7 +38,7 @@ MPI_Win& window_of(void*& w) { return *static_cast<MPI_Win*>(w); }
 
 }  // namespace
 
-std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, size_t n) {
+std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, size_t n, Layout layout) {
     if (!comm.distributed() || comm.local_size() != comm.size() || n == 0) return nullptr;
     std::unique_ptr<SharedSegments> s(new SharedSegments());
     s->m_rank = comm.rank();
@@ -52,7 +53,8 @@ std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, siz
     MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
     float* base = nullptr;
     auto* win = new MPI_Win;
-    const int rc = MPI_Win_allocate_shared(MPI_Aint(n * sizeof(float)), int(sizeof(float)), info, node, &base, win);
+    const size_t mine = layout == Layout::kPerRank || comm.rank() == 0 ? n : 0;  // one copy: rank 0 hosts it
+    const int rc = MPI_Win_allocate_shared(MPI_Aint(mine * sizeof(float)), int(sizeof(float)), info, node, &base, win);
     MPI_Info_free(&info);
     MPI_Comm_free(&node);
     // Every rank must agree on the outcome, or one would wait in a fence the others never reach.
@@ -62,10 +64,10 @@ std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, siz
             MPI_Aint bytes = 0;
             int unit = 0;
             float* p = nullptr;
-            MPI_Win_shared_query(*win, r, &bytes, &unit, &p);
+            MPI_Win_shared_query(*win, layout == Layout::kPerRank ? r : 0, &bytes, &unit, &p);
             s->m_segments.push_back(p);
         }
-        std::memset(s->mine(), 0, n * sizeof(float));
+        if (mine) std::memset(base, 0, n * sizeof(float));
         MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);  // the passive epoch MPI_Win_sync needs
         s->fence();
         return s;
@@ -77,7 +79,9 @@ std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, siz
 }
 
 SharedSegments::~SharedSegments() {
-    if (!m_window) return;
+    // Freeing is collective: while an exception unwinds (on its way to Communicator::abort) the
+    // other ranks are not here, so the window is left to the process's end.
+    if (!m_window || std::uncaught_exceptions() > 0) return;
     MPI_Win_unlock_all(window_of(m_window));
     MPI_Win_free(&window_of(m_window));
     delete static_cast<MPI_Win*>(m_window);
@@ -93,7 +97,7 @@ void SharedSegments::publish() { MPI_Win_sync(window_of(m_window)); }
 
 #else  // no MPI: never allocated
 
-std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator&, size_t) { return nullptr; }
+std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator&, size_t, Layout) { return nullptr; }
 SharedSegments::~SharedSegments() = default;
 void SharedSegments::fence() {}
 void SharedSegments::publish() {}

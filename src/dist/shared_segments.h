@@ -18,15 +18,19 @@ class Communicator;
 
 class SharedSegments {
 public:
-    // One segment of n floats per rank, zeroed; null when the ranks do not all share this
-    // machine, there is one rank, the build has no MPI, or the window cannot be allocated.
-    // Collective: every rank calls it with the same n.
-    static std::unique_ptr<SharedSegments> allocate(Communicator& comm, size_t n);
-    ~SharedSegments();  // collective, as the allocation
+    // kPerRank: one segment of n floats per rank (gradients). kOneCopy: a single array of n
+    // floats that every rank maps (parameters: updated in place, one copy in cache).
+    enum class Layout { kPerRank, kOneCopy };
+    // Zeroed segments; null when the ranks do not all share this machine, there is one rank,
+    // the build has no MPI, or the window cannot be allocated. Collective: every rank calls it
+    // with the same n and layout.
+    static std::unique_ptr<SharedSegments> allocate(Communicator& comm, size_t n, Layout layout = Layout::kPerRank);
+    ~SharedSegments();  // collective, as the allocation (skipped while an exception unwinds)
     SharedSegments(const SharedSegments&) = delete;
     SharedSegments& operator=(const SharedSegments&) = delete;
 
-    float* mine() { return m_segments[size_t(m_rank)]; }
+    float* mine() { return m_segments[size_t(m_rank)]; }  // kPerRank
+    float* one_copy() { return m_segments[0]; }           // kOneCopy
     size_t size() const { return m_n; }
 
     // Every rank's writes to its segment so far are visible to every rank, and every rank has

@@ -1,7 +1,9 @@
 #include "nerf/model.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "core/error.h"
 #include "core/rng.h"
 
 namespace radiant {
@@ -35,14 +37,38 @@ NerfModel::NerfModel(const NerfModelConfig& config)
           g.threshold = 0.01f / config.march.min_step;
           return g;
       }()) {
-    m_params.assign(m_field.n_params(), 0.0f);
+    m_own_params.assign(m_field.n_params(), 0.0f);
+    m_params = m_own_params.data();
     m_packed.assign(m_field.packed_size(), 0.0f);
+}
+
+NerfModel::NerfModel(const NerfModel& other)
+    : m_config(other.m_config), m_field(other.m_field), m_grid(other.m_grid),
+      m_own_params(other.params().begin(), other.params().end()), m_packed(other.m_packed),
+      m_params(m_own_params.data()) {}
+
+void NerfModel::copy_state_from(const NerfModel& other) {
+    RD_CHECK(other.params().size() == params().size());
+    std::copy(other.params().begin(), other.params().end(), m_params);
+    m_packed = other.m_packed;
+    m_grid = other.m_grid;
 }
 
 void NerfModel::init_params(uint64_t seed) {
     Pcg32 rng(seed, 0);
-    m_field.init_params(m_params.data(), rng);
+    m_field.init_params(m_params, rng);
     repack();
+}
+
+void NerfModel::place_params(float* storage, bool copy) {
+    if (copy) std::copy(params().begin(), params().end(), storage);
+    m_params = storage;
+}
+
+void NerfModel::return_params() {
+    if (m_params == m_own_params.data()) return;
+    std::copy(m_params, m_params + m_own_params.size(), m_own_params.data());
+    m_params = m_own_params.data();
 }
 
 }  // namespace radiant

@@ -2,6 +2,8 @@
 // reach it (scene transform, marching). Everything rendering needs, and nothing training-only.
 #pragma once
 
+#include <span>
+
 #include "core/aligned.h"
 #include "io/transforms.h"
 #include "nerf/camera.h"
@@ -40,26 +42,33 @@ public:
     OccupancyGrid& grid() { return m_grid; }
     const OccupancyGrid& grid() const { return m_grid; }
 
+    NerfModel(const NerfModel& other);
+    NerfModel& operator=(const NerfModel&) = delete;
+
     // Flat parameters (hash tables, density MLP, colour MLP) and the packed MLP weights the
     // kernels read; call repack() after changing params().
-    AlignedVector<float>& params() { return m_params; }
-    const AlignedVector<float>& params() const { return m_params; }
+    std::span<float> params() { return {m_params, m_own_params.size()}; }
+    std::span<const float> params() const { return {m_params, m_own_params.size()}; }
     const float* packed() const { return m_packed.data(); }
-    void repack() { m_field.pack(m_params.data(), m_packed.data()); }
+    void repack() { m_field.pack(m_params, m_packed.data()); }
     // Takes `other`'s parameters (repacked) and occupancy grid; the configs must match. A copy
     // to render from while `other` keeps training.
-    void copy_state_from(const NerfModel& other) {
-        m_params = other.m_params;
-        m_packed = other.m_packed;
-        m_grid = other.m_grid;
-    }
+    void copy_state_from(const NerfModel& other);
     void init_params(uint64_t seed);
+
+    // Keeps the parameters in `storage` (params().size() floats that outlive this use, e.g. one
+    // array that the MPI ranks of a machine share, so they update it in place and hold one copy
+    // in cache), having copied them there when `copy` (one rank copies; the others only point
+    // at the result). return_params() copies them back into the model's own memory.
+    void place_params(float* storage, bool copy);
+    void return_params();
 
 private:
     NerfModelConfig m_config;
     NerfField m_field;
     OccupancyGrid m_grid;
-    AlignedVector<float> m_params, m_packed;
+    AlignedVector<float> m_own_params, m_packed;
+    float* m_params = nullptr;  // m_own_params, or the storage place_params() was given
 };
 
 }  // namespace radiant

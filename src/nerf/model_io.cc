@@ -119,7 +119,7 @@ json views_to_json(const ImageSet& images) {
 
 void save_model_snapshot(const std::string& path, const NerfModel& model, NerfTrainer* trainer,
                          const json& views, const json& info, const json& training_extra) {
-    const AlignedVector<float>& params = model.params();
+    const std::span<const float> params = model.params();
     for (float p : params)
         if (!std::isfinite(p)) throw Error(path, "refusing to save non-finite parameters (training diverged)");
     json header;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
 
 #include "core/error.h"
 #include "core/rng.h"
@@ -51,6 +52,14 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
         m_shared_grads = SharedSegments::allocate(*m_comm, field.n_params());
     if (m_shared_grads) {
         m_grads = m_shared_grads->mine();
+        // Every rank holds the same parameters here: rank 0 copies them in, the others point
+        // at its copy once the fence says it is there.
+        m_shared_params = SharedSegments::allocate(*m_comm, field.n_params(), SharedSegments::Layout::kOneCopy);
+        if (m_shared_params) {  // (all ranks agree on whether it came; if not, an allgather)
+            if (m_comm->is_root()) m_model.place_params(m_shared_params->one_copy(), true);
+            m_shared_params->fence();
+            if (!m_comm->is_root()) m_model.place_params(m_shared_params->one_copy(), false);
+        }
     } else {
         m_own_grads.assign(field.n_params(), 0.0f);
         m_grads = m_own_grads.data();
@@ -67,6 +76,12 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
         m_scratch.push_back({field.make_workspace(max_tile),
                              AlignedVector<float>(max_tile * size_t(field.grid().n_output_dims()))});
     m_level_order = field.grid().balanced_level_order();
+}
+
+NerfTrainer::~NerfTrainer() {
+    if (!m_shared_params || std::uncaught_exceptions() > 0) return;  // unwinding: the process ends
+    m_model.return_params();
+    m_shared_params->fence();  // nobody frees the window while another rank still copies out
 }
 
 void NerfTrainer::restore_progress(uint64_t step, size_t next_rays, const std::vector<size_t>& rank_rays) {
@@ -293,7 +308,8 @@ double NerfTrainer::step() {
                          [&](size_t first, size_t n) { m_shared_grads->sum_into_mine(first, n); });
             m_shared_grads->publish();
             lap(m_phase.optimizer);
-            m_comm->allgather_shards(params, n_params);
+            if (m_shared_params) m_shared_params->fence();  // every shard updated in the one copy
+            else m_comm->allgather_shards(params, n_params);
         } else if (m_config.shard_optimizer) {
             const ShardRange mine = m_comm->my_shard(n_params);
             m_comm->reduce_scatter_sum(m_grads, n_params, m_config.gradient_wire);

@@ -61,6 +61,10 @@ public:
     // `images` are this rank's share; `comm` (null: one rank) must outlive the trainer.
     NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTrainConfig& config,
                 ThreadPool& pool, Communicator* comm = nullptr);
+    // Gives the model back its own parameter memory when ranks shared it (collective then).
+    ~NerfTrainer();
+    NerfTrainer(const NerfTrainer&) = delete;
+    NerfTrainer& operator=(const NerfTrainer&) = delete;
 
     // One step; returns the mean loss per ray and colour channel.
     double step();
@@ -72,8 +76,8 @@ public:
     // collective: every rank calls it, e.g. before a snapshot.
     void gather_optimizer_state();
     Communicator* communicator() const { return m_comm; }
-    // Whether ranks sum gradients in shared memory (NerfTrainConfig::shared_memory_gradients
-    // asked for it and every rank is on this machine).
+    // Whether ranks sum gradients in shared memory and share one copy of the parameters
+    // (NerfTrainConfig::shared_memory_gradients asked for it and every rank is on this machine).
     bool gradients_in_shared_memory() const { return m_shared_grads != nullptr; }
 
     // Seconds this process spent in each phase of its steps (for benchmarks' breakdowns).
@@ -133,6 +137,9 @@ private:
     float* m_grads = nullptr;
     AlignedVector<float> m_own_grads;
     std::unique_ptr<SharedSegments> m_shared_grads;
+    // With m_shared_grads: the model's parameters, one copy for all ranks of the machine; each
+    // rank's Adam updates its shard in place, and a fence replaces the allgather.
+    std::unique_ptr<SharedSegments> m_shared_params;
     std::unique_ptr<Adam> m_adam;
     std::vector<Chunk> m_chunks;
     struct ThreadScratch {
