@@ -370,8 +370,9 @@ Command add_train_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--mpi-exchange", o->mpi_exchange,
                     "under mpirun with the sharded optimiser and fp32 gradients: auto sums gradients straight "
-                    "out of each other's memory when every rank is on this machine (MPI shared windows), else "
-                    "sends them; messages always sends them. Both give the same bits")
+                    "out of each other's memory and keeps one shared copy of the parameters when every rank is "
+                    "on this machine (MPI shared windows), else sends them; messages always sends them. Both "
+                    "give the same bits")
         ->check(CLI::IsMember({"auto", "messages"}))
         ->capture_default_str();
     return {cmd, [o] {

@@ -44,8 +44,8 @@ struct TrainOptions {
     // ("replicated"); gradients on the wire as fp32 or bf16.
     std::string mpi_optimizer = "sharded";
     std::string mpi_wire = "fp32";
-    // With several MPI ranks all on this machine: sum gradients in shared memory ("auto") or
-    // always send them as messages ("messages").
+    // With several MPI ranks all on this machine: sum gradients and share the parameters in
+    // shared memory ("auto") or always send them as messages ("messages").
     std::string mpi_exchange = "auto";
 };
 

@@ -46,7 +46,8 @@ struct NerfTrainConfig {
     WireFormat gradient_wire = WireFormat::kFp32;
     // With a sharded optimiser, fp32 gradients and every rank on this machine: ranks sum their
     // shards straight out of each other's gradient buffers in shared memory (SharedSegments)
-    // instead of sending copies. Same bits either way; false forces the messages.
+    // instead of sending copies, and update one shared copy of the parameters in place instead
+    // of gathering them. Same bits either way; false forces the messages.
     bool shared_memory_gradients = true;
 };
 
