@@ -8,6 +8,7 @@
 
 #ifdef RADIANT_HAVE_MPI
 #include <mpi.h>
+#include <sys/statvfs.h>
 #endif
 
 namespace radiant {
@@ -36,10 +37,22 @@ namespace {
 
 MPI_Win& window_of(void*& w) { return *static_cast<MPI_Win*>(w); }
 
+// OpenMPI backs shared windows with a file in /dev/shm, and a tmpfs too small for it (a
+// container's default is 64 MB) would not fail the allocation but kill the job with SIGBUS on
+// the first page past its end. So the job asks first, with room to spare for everything else.
+bool shm_has_room_for(size_t bytes) {
+    struct statvfs fs {};
+    if (statvfs("/dev/shm", &fs) != 0) return true;  // no /dev/shm: OpenMPI picks another place
+    const double free_bytes = double(fs.f_bavail) * double(fs.f_frsize);
+    return free_bytes > 1.25 * double(bytes) + 64.0 * 1024 * 1024;
+}
+
 }  // namespace
 
 std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, size_t n, Layout layout) {
     if (!comm.distributed() || comm.local_size() != comm.size() || n == 0) return nullptr;
+    const size_t copies = layout == Layout::kPerRank ? size_t(comm.size()) : 1;
+    if (comm.any(!shm_has_room_for(copies * n * sizeof(float)))) return nullptr;  // messages, then
     std::unique_ptr<SharedSegments> s(new SharedSegments());
     s->m_rank = comm.rank();
     s->m_n = n;

@@ -47,13 +47,16 @@ bool OccupancyGrid::occupied(const Vec3& p) const {
 
 void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup) {
     // Choose cells and jittered points first (serial, deterministic), then evaluate.
-    std::vector<uint32_t> chosen;
+    std::vector<uint32_t>& chosen = m_chosen.v;
+    chosen.clear();
     chosen.reserve(warmup ? m_density.size() : m_density.size() / 4);
     for (size_t i = 0; i < m_density.size(); ++i) {
         const bool pick = warmup || m_bits[i] || rng.next_below(4) == 0;
         if (pick) chosen.push_back(uint32_t(i));
     }
-    std::vector<float> pos(chosen.size() * 3), value(chosen.size());
+    std::vector<float>&pos = m_pos.v, &value = m_value.v;
+    pos.resize(chosen.size() * 3);
+    value.resize(chosen.size());
     for (size_t j = 0; j < chosen.size(); ++j) {
         const int k = int(chosen[j] / m_cells);
         Vec3 lo, hi;
@@ -108,7 +111,8 @@ void OccupancyGrid::rebuild_radius() {
     constexpr int C = kMaxEmptyRadius;
     const int R = m_config.resolution;
     const size_t row = size_t(R), plane = row * row;
-    std::vector<uint8_t> tmp(m_cells);
+    std::vector<uint8_t>& tmp = m_radius_tmp.v;
+    tmp.resize(m_cells);  // every byte is written before it is read
     for (int k = 0; k < m_config.n_cascades; ++k) {
         const uint8_t* bits = &m_bits[size_t(k) * m_cells];
         uint8_t* out = &m_radius[size_t(k) * m_cells];

@@ -106,6 +106,19 @@ private:
     std::vector<uint8_t> m_block_bits;  // [cascade][bz][by][bx]
     std::vector<uint8_t> m_radius;      // empty_radius() per cell, laid out as m_bits
 
+    // Buffers that update() reuses from one call to the next: fresh ones (40 MB in a full pass
+    // at 128^3) cost a page fault per 4 KiB every time. A copy of the grid does not take them.
+    template <class T>
+    struct Scratch {
+        std::vector<T> v;
+        Scratch() = default;
+        Scratch(const Scratch&) {}
+        Scratch& operator=(const Scratch&) { return *this; }
+    };
+    Scratch<uint32_t> m_chosen;
+    Scratch<float> m_pos, m_value;
+    Scratch<uint8_t> m_radius_tmp;
+
     void rebuild_radius();
 };
 
