@@ -55,7 +55,6 @@ std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, siz
     if (comm.any(!shm_has_room_for(copies * n * sizeof(float)))) return nullptr;  // messages, then
     std::unique_ptr<SharedSegments> s(new SharedSegments());
     s->m_rank = comm.rank();
-    s->m_n = n;
     // Every rank is on this machine, so the node communicator is the world in rank order.
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);

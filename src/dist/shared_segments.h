@@ -31,7 +31,6 @@ public:
 
     float* mine() { return m_segments[size_t(m_rank)]; }  // kPerRank
     float* one_copy() { return m_segments[0]; }           // kOneCopy
-    size_t size() const { return m_n; }
 
     // Every rank's writes to its segment so far are visible to every rank, and every rank has
     // arrived here (a barrier with the memory synchronisation MPI's shared windows ask for).
@@ -48,7 +47,6 @@ private:
     SharedSegments() = default;
 
     int m_rank = 0;
-    size_t m_n = 0;
     std::vector<float*> m_segments;  // every rank's segment, as this process maps it
     void* m_window = nullptr;        // MPI_Win, kept opaque so this header needs no mpi.h
 };
