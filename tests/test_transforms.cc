@@ -157,6 +157,10 @@ TEST_F(BadTransforms, ZeroFramesAndBadValues) {
     j = base;
     j["cx"] = 3;
     expect_error(j, "'cx' and 'cy'");
+    // Finite as a double, infinite as the float it is kept in (found by fuzz_transforms).
+    j = base;
+    j["offset"] = json::array({1e300, 0, 0});
+    expect_error(j, "'offset' must be an array of 3 finite numbers within +-1e30");
 }
 
 TEST_F(BadTransforms, MissingImage) {

@@ -93,6 +93,29 @@ TEST(TransformsDialects, NerfstudioWithExplicitScaleIsLeftAlone) {
     EXPECT_FALSE(ds.frames[0].camera.fisheye);
 }
 
+// A rotation with a zero column gives no optical axis; it used to turn the whole centring NaN
+// (found by fuzz_transforms). The other cameras still centre the scene.
+TEST(TransformsDialects, NerfstudioCameraWithoutAnAxisIsLeftOutOfTheCentring) {
+    TempDir dir;
+    write_text(dir / "a.png", "x");
+    json frames = json::array();
+    for (int i = 0; i < 4; ++i) {
+        const double a = i * 1.5708;
+        frames.push_back({{"file_path", "a.png"}, {"transform_matrix", pose(5 * std::cos(a), 5 * std::sin(a), 1)}});
+    }
+    json degenerate = {{"file_path", "a.png"},
+                       {"transform_matrix", json::array({json::array({0, 0, 0, 1}), json::array({0, 0, 0, 2}),
+                                                         json::array({0, 0, 0, 3}), json::array({0, 0, 0, 1})})}};
+    frames.push_back(degenerate);
+    json j = {{"camera_model", "OPENCV"}, {"fl_x", 100.0}, {"w", 64}, {"h", 64}, {"frames", frames}};
+    write_text(dir / "transforms.json", j.dump());
+    const Dataset ds = load_transforms(dir.path().string());
+    ASSERT_TRUE(std::isfinite(ds.scale));
+    EXPECT_GT(ds.scale, 0.0f);
+    // The four real cameras look at the origin, which lands in the middle of the unit cube.
+    for (float v : ds.offset) EXPECT_NEAR(v, 0.5f, 1e-4f);
+}
+
 TEST(TransformsDialects, BadCameraModelsAreNamed) {
     TempDir dir;
     write_text(dir / "a.png", "x");

@@ -1,6 +1,7 @@
 #include "core/geometry.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace radiant {
 
@@ -197,7 +198,10 @@ Vec3d closest_point_to_lines(const std::vector<Vec3d>& origins, const std::vecto
     Vec3d b;
     const size_t n = std::min(origins.size(), directions.size());
     for (size_t i = 0; i < n; ++i) {
-        const Vec3d d = normalized(directions[i]);
+        // A zero (or non-finite) direction defines no line: it would turn the whole sum to NaN.
+        const double length = norm(directions[i]);
+        if (!(length > 0) || !std::isfinite(length)) continue;
+        const Vec3d d = directions[i] / length;
         double p[9];  // I - d d^T projects onto the plane normal to the line
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c) p[r * 3 + c] = (r == c ? 1.0 : 0.0) - d[r] * d[c];

@@ -54,7 +54,7 @@ PoseNormalization normalize_poses(const std::vector<Mat3d>& rotations, const std
     for (size_t i = 0; i < n; ++i) camera_mean += centres[i];
     camera_mean = camera_mean / double(n);
     // 0.05: the axes span less than ~13 degrees around their mean direction.
-    if (n < 2 || conditioning < 0.05) {
+    if (n < 2 || !(conditioning >= 0.05) || !std::isfinite(centre.x + centre.y + centre.z)) {
         out.centre_from_points = true;
         centre = points.empty() ? camera_mean : median_point(points);
     }

@@ -2,6 +2,7 @@
 
 #include "io/image.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -143,7 +144,7 @@ std::array<double, 16> read_applied_transform(const json& m, const std::string& 
 
 // nerfstudio leaves poses in COLMAP's arbitrary frame and normalises them when it loads them;
 // do the same (centre and scale only, so the poses stay exactly as the file has them).
-void normalize_nerfstudio(Dataset& ds) {
+void normalize_nerfstudio(Dataset& ds, const std::string& file) {
     std::vector<Mat3d> rotations;
     std::vector<Vec3d> centres;
     for (const Frame& f : ds.frames) {
@@ -157,6 +158,12 @@ void normalize_nerfstudio(Dataset& ds) {
     ds.scale = float(kUnitCubeScale * n.to_scene.scale);
     for (int i = 0; i < 3; ++i) ds.offset[size_t(i)] = float(0.5 + kUnitCubeScale * n.to_scene.translation[i]);
     ds.aabb_scale = n.aabb_scale;
+    // Poses far apart in float (1e-30 next to 1e30) can still overflow or underflow here.
+    const bool finite = std::isfinite(ds.scale) && ds.scale > 0 &&
+                        std::all_of(ds.offset.begin(), ds.offset.end(), [](float v) { return std::isfinite(v); });
+    if (!finite)
+        throw Error(file, "the camera positions cannot be centred and scaled (they overflow a float); "
+                          "give 'scale' and 'offset' in the file");
 }
 
 // NeRF-synthetic writes paths without an extension; try the usual ones.
@@ -235,8 +242,9 @@ Dataset load_transforms(const std::string& scene) {
         if (!it->is_array() || it->size() != 3)
             throw Error(file, "'offset' must be an array of 3 numbers");
         for (int i = 0; i < 3; ++i) {
-            if (!(*it)[i].is_number() || !std::isfinite((*it)[i].get<double>()))
-                throw Error(file, "'offset' must be an array of 3 finite numbers");
+            if (!(*it)[i].is_number() || !std::isfinite((*it)[i].get<double>()) ||
+                std::abs((*it)[i].get<double>()) > kMaxTransformsNumber)
+                throw Error(file, "'offset' must be an array of 3 finite numbers within +-1e30");
             ds.offset[i] = (*it)[i].get<float>();
         }
     }
@@ -270,7 +278,7 @@ Dataset load_transforms(const std::string& scene) {
     }
     if (ds.dialect == TransformsDialect::kNerfstudio && !root.contains("scale") && !root.contains("offset") &&
         !root.contains("aabb_scale"))
-        normalize_nerfstudio(ds);
+        normalize_nerfstudio(ds, file);
     return ds;
 }
 
