@@ -47,23 +47,12 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
     for (size_t r = 0; r < ranks; ++r) m_rank_rays.push_back(part_of(m_rays, r, ranks));
     m_rank_stats.assign(3 * ranks, 0.0);
     const NerfField& field = m_model.field();
-    if (m_comm && m_comm->distributed() && config.shard_optimizer && config.shared_memory_gradients &&
-        config.gradient_wire == WireFormat::kFp32)
-        m_shared_grads = SharedSegments::allocate(*m_comm, field.n_params());
-    if (m_shared_grads) {
-        m_grads = m_shared_grads->mine();
-        // Every rank holds the same parameters here: rank 0 copies them in, the others point
-        // at its copy once the fence says it is there.
-        m_shared_params = SharedSegments::allocate(*m_comm, field.n_params(), SharedSegments::Layout::kOneCopy);
-        if (m_shared_params) {  // (all ranks agree on whether it came; if not, an allgather)
-            if (m_comm->is_root()) m_model.place_params(m_shared_params->one_copy(), true);
-            m_shared_params->fence();
-            if (!m_comm->is_root()) m_model.place_params(m_shared_params->one_copy(), false);
-        }
-    } else {
-        m_own_grads.assign(field.n_params(), 0.0f);
-        m_grads = m_own_grads.data();
-    }
+    m_exchange = std::make_unique<GradientExchange>(
+        m_comm, field.n_params(),
+        ExchangeOptions{config.shard_optimizer, config.shared_memory_gradients, config.gradient_wire});
+    m_grads = m_exchange->gradients();
+    // Ranks on one machine update one copy of the parameters (every rank holds the same ones here).
+    if (float* shared = m_exchange->share_parameters(m_model.params().data())) m_model.place_params(shared, false);
     const size_t d0 = field.density_offset();
     m_adam = std::make_unique<Adam>(
         config.adam,
@@ -79,9 +68,9 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
 }
 
 NerfTrainer::~NerfTrainer() {
-    if (!m_shared_params || std::uncaught_exceptions() > 0) return;  // unwinding: the process ends
-    m_model.return_params();
-    m_shared_params->fence();  // nobody frees the window while another rank still copies out
+    // The model gets its own memory back before the exchange (destroyed next) frees the shared
+    // copy; while an exception unwinds the process is ending and no rank waits for the others.
+    if (std::uncaught_exceptions() == 0) m_model.return_params();
 }
 
 void NerfTrainer::restore_progress(uint64_t step, size_t next_rays, const std::vector<size_t>& rank_rays) {
@@ -229,11 +218,7 @@ void NerfTrainer::train_chunk(Chunk& ch, int thread) {
     ch.loss = loss;
 }
 
-void NerfTrainer::gather_optimizer_state() {
-    if (!m_comm || !m_comm->distributed() || !m_config.shard_optimizer) return;
-    m_comm->allgather_shards(m_adam->first_moment().data(), m_adam->first_moment().size());
-    m_comm->allgather_shards(m_adam->second_moment().data(), m_adam->second_moment().size());
-}
+void NerfTrainer::gather_optimizer_state() { m_exchange->gather_optimizer_state(*m_adam); }
 
 double NerfTrainer::step() {
     Timer phase;
@@ -287,48 +272,20 @@ double NerfTrainer::step() {
         rays += double(m_chunks[c].rays);
         samples += double(m_chunks[c].n);
     }
-    float* params = m_model.params().data();
-    const size_t n_params = m_model.params().size();
-    // Every rank's (loss, rays, samples), in rank order.
+    // Every rank's (loss, rays, samples), in rank order: one small exchange for the step's totals.
     const double mine[3] = {loss, rays, samples};
     double* all = m_rank_stats.data();
     std::copy(mine, mine + 3, all);
     if (m_comm && m_comm->distributed()) {
-        // One small exchange for the step's totals, one large one for the gradients.
         m_comm->allgather(mine, 3, all);
         loss = rays = samples = 0;
         for (size_t r = 0; r < m_rank_stats.size(); r += 3) loss += all[r], rays += all[r + 1], samples += all[r + 2];
-        if (m_shared_grads) {
-            // Each block of my shard is summed out of every rank's segment just before Adam
-            // updates it (the other ranks' copies are zeroed as they are read).
-            const ShardRange mine = m_comm->my_shard(n_params);
-            m_shared_grads->fence();
-            lap(m_phase.exchange);
-            m_adam->step(params, m_grads, m_pool, mine.begin, mine.end,
-                         [&](size_t first, size_t n) { m_shared_grads->sum_into_mine(first, n); });
-            m_shared_grads->publish();
-            lap(m_phase.optimizer);
-            if (m_shared_params) m_shared_params->fence();  // every shard updated in the one copy
-            else m_comm->allgather_shards(params, n_params);
-        } else if (m_config.shard_optimizer) {
-            const ShardRange mine = m_comm->my_shard(n_params);
-            m_comm->reduce_scatter_sum(m_grads, n_params, m_config.gradient_wire);
-            lap(m_phase.exchange);
-            m_adam->step(params, m_grads, m_pool, mine.begin, mine.end);
-            std::fill(m_grads, m_grads + mine.begin, 0.0f);
-            std::fill(m_grads + mine.end, m_grads + n_params, 0.0f);
-            lap(m_phase.optimizer);
-            m_comm->allgather_shards(params, n_params);
-        } else {
-            m_comm->allreduce_sum(m_grads, n_params, m_config.gradient_wire);
-            lap(m_phase.exchange);
-            m_adam->step(params, m_grads, m_pool);
-            lap(m_phase.optimizer);
-        }
-        lap(m_phase.exchange);
-    } else {
-        m_adam->step(params, m_grads, m_pool);
     }
+    lap(m_phase.exchange);
+    // ... and the large one: gradients summed over ranks, then Adam.
+    m_exchange->update(m_model.params().data(), *m_adam, m_pool, [&](GradientExchange::Phase p) {
+        lap(p == GradientExchange::Phase::kExchange ? m_phase.exchange : m_phase.optimizer);
+    });
     m_model.repack();
     lap(m_phase.optimizer);
     ++m_step;

@@ -21,7 +21,7 @@
 #include "core/timer.h"
 #include "core/thread_pool.h"
 #include "dist/communicator.h"
-#include "dist/shared_segments.h"
+#include "dist/gradient_exchange.h"
 #include "io/staging.h"
 #include "nerf/model.h"
 #include "nn/adam.h"
@@ -79,7 +79,7 @@ public:
     Communicator* communicator() const { return m_comm; }
     // Whether ranks sum gradients in shared memory and share one copy of the parameters
     // (NerfTrainConfig::shared_memory_gradients asked for it and every rank is on this machine).
-    bool gradients_in_shared_memory() const { return m_shared_grads != nullptr; }
+    bool gradients_in_shared_memory() const { return m_exchange->kind() == ExchangeKind::kSharedMemory; }
 
     // Seconds this process spent in each phase of its steps (for benchmarks' breakdowns).
     struct PhaseSeconds {
@@ -133,14 +133,10 @@ private:
     ThreadPool& m_pool;
     Communicator* m_comm;
     size_t m_chunk_begin = 0, m_chunk_end = kChunks;  // this rank's chunks
-    // This rank's gradient buffer: its segment of m_shared_grads when ranks share memory, else
-    // m_own_grads.
-    float* m_grads = nullptr;
-    AlignedVector<float> m_own_grads;
-    std::unique_ptr<SharedSegments> m_shared_grads;
-    // With m_shared_grads: the model's parameters, one copy for all ranks of the machine; each
-    // rank's Adam updates its shard in place, and a fence replaces the allgather.
-    std::unique_ptr<SharedSegments> m_shared_params;
+    // Sums gradients over ranks and runs Adam; it may hold the model's parameters (one copy
+    // shared by the ranks of a machine).
+    std::unique_ptr<GradientExchange> m_exchange;
+    float* m_grads = nullptr;  // m_exchange's gradient buffer for this rank
     std::unique_ptr<Adam> m_adam;
     std::vector<Chunk> m_chunks;
     struct ThreadScratch {
