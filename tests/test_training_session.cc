@@ -47,10 +47,10 @@ struct Fixture {
 
 TEST(TrainingSession, LearningRateScheduleKnownAnswers) {
     EXPECT_EQ(learning_rate_scale(0.0), 1.0f);
-    EXPECT_EQ(learning_rate_scale(0.5), 1.0f);
-    EXPECT_EQ(learning_rate_scale(0.55), 1.0f);  // halved at 0.6, 0.7, 0.8, 0.9 and 1.0
-    EXPECT_EQ(learning_rate_scale(0.6), 0.5f);
-    EXPECT_EQ(learning_rate_scale(0.75), 0.25f);
+    EXPECT_EQ(learning_rate_scale(0.7), 1.0f);
+    EXPECT_EQ(learning_rate_scale(0.75), 1.0f);  // halved at 0.76, 0.82, 0.88, 0.94 and 1.0
+    EXPECT_EQ(learning_rate_scale(0.76), 0.5f);
+    EXPECT_EQ(learning_rate_scale(0.85), 0.25f);
     EXPECT_EQ(learning_rate_scale(0.99), 1.0f / 16);
     EXPECT_EQ(learning_rate_scale(1.0), 1.0f / 32);
     EXPECT_EQ(learning_rate_scale(2.0), 1.0f / 32);

@@ -344,7 +344,7 @@ Command add_train_command(CLI::App& app) {
     cmd->add_option("--target-samples", o->target_samples, "samples per step (the ray count adapts)")
         ->check(CLI::Range(size_t(1) << 10, size_t(1) << 20))
         ->capture_default_str();
-    cmd->add_option("--lr", o->lr, "Adam learning rate (halved every tenth of the run after its middle)")
+    cmd->add_option("--lr", o->lr, "Adam learning rate (constant for 70% of the run, then halved every 6%)")
         ->check(CLI::Range(1e-6f, 1e38f))
         ->capture_default_str();
     cmd->add_option("--loss", o->loss, "loss: l2 or huber")->check(CLI::IsMember({"l2", "huber"}))->capture_default_str();

@@ -12,8 +12,9 @@
 namespace radiant {
 
 float learning_rate_scale(double progress) {
-    if (progress <= 0.5) return 1.0f;
-    return std::pow(0.5f, float(std::floor((std::min(progress, 1.0) - 0.5) / 0.1 + 1e-9)));
+    if (progress <= kLearningRateDecayStart) return 1.0f;
+    const double k = (std::min(progress, 1.0) - kLearningRateDecayStart) / kLearningRateHalvingEvery;
+    return std::pow(0.5f, float(std::floor(k + 1e-9)));
 }
 
 namespace {

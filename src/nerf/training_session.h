@@ -41,8 +41,12 @@ struct TrainingPlan {
     std::string snapshot_path;           // where checkpoints go (empty: never saved)
 };
 
-// Learning-rate scale over a run: constant for the first half, then halved every tenth, so
-// the last steps settle instead of oscillating. `progress` is in [0, 1].
+// Learning-rate scale over a run: constant for its first 70%, then halved every 6% (at 76, 82,
+// 88, 94 and 100%), so the last steps settle instead of oscillating. `progress` is in [0, 1].
+// Decaying from the middle (halved every tenth) scored 0.12 dB lower on lego-200 at 750 steps
+// (three seeds), 0.08 dB on lego-800 at 2100 and 0.7 dB on fox at 1000 (BENCHMARKS.md).
+inline constexpr double kLearningRateDecayStart = 0.7;
+inline constexpr double kLearningRateHalvingEvery = 0.06;
 float learning_rate_scale(double progress);
 
 class TrainingSession {
