@@ -22,8 +22,8 @@ public:
     // floats that every rank maps (parameters: updated in place, one copy in cache).
     enum class Layout { kPerRank, kOneCopy };
     // Zeroed segments; null when the ranks do not all share this machine, there is one rank,
-    // the build has no MPI, /dev/shm lacks the room, or the window cannot be allocated. Collective: every rank calls it
-    // with the same n and layout.
+    // the build has no MPI, /dev/shm lacks the room, or the window cannot be allocated.
+    // Collective: every rank calls it with the same n and layout.
     static std::unique_ptr<SharedSegments> allocate(Communicator& comm, size_t n, Layout layout = Layout::kPerRank);
     ~SharedSegments();  // collective, as the allocation (skipped while an exception unwinds)
     SharedSegments(const SharedSegments&) = delete;

@@ -58,6 +58,9 @@ namespace {
 
 constexpr double kMaxTransformsNumber = 1e30;  // far inside float's range, far beyond any scene
 
+// Whether a number read as a double survives being kept as a float, with room to compute on.
+bool within_camera_range(double v) { return std::isfinite(v) && std::abs(v) <= kMaxTransformsNumber; }
+
 // Reads a number field if present; throws if present with another type or non-finite.
 std::optional<double> number_field(const json& obj, const char* key, const std::string& file,
                                    const std::string& where) {
@@ -197,7 +200,7 @@ std::array<float, 16> read_transform_matrix(const nlohmann::json& frame, const s
             if (!m[r][c].is_number())
                 throw Error(file, where + "'transform_matrix' must be a 4x4 array of numbers");
             double v = m[r][c].get<double>();
-            if (!std::isfinite(v) || std::abs(v) > kMaxTransformsNumber)
+            if (!within_camera_range(v))
                 throw Error(file, where + "'transform_matrix' has a non-finite or out-of-range (beyond +-1e30) entry");
             out[r * 4 + c] = float(v);
         }
@@ -242,8 +245,7 @@ Dataset load_transforms(const std::string& scene) {
         if (!it->is_array() || it->size() != 3)
             throw Error(file, "'offset' must be an array of 3 numbers");
         for (int i = 0; i < 3; ++i) {
-            if (!(*it)[i].is_number() || !std::isfinite((*it)[i].get<double>()) ||
-                std::abs((*it)[i].get<double>()) > kMaxTransformsNumber)
+            if (!(*it)[i].is_number() || !within_camera_range((*it)[i].get<double>()))
                 throw Error(file, "'offset' must be an array of 3 finite numbers within +-1e30");
             ds.offset[i] = (*it)[i].get<float>();
         }

@@ -50,7 +50,6 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
     m_exchange = std::make_unique<GradientExchange>(
         m_comm, field.n_params(),
         ExchangeOptions{config.shard_optimizer, config.shared_memory_gradients, config.gradient_wire});
-    m_grads = m_exchange->gradients();
     // Ranks on one machine update one copy of the parameters (every rank holds the same ones here).
     if (float* shared = m_exchange->share_parameters(m_model.params().data())) m_model.place_params(shared, false);
     const size_t d0 = field.density_offset();
@@ -248,11 +247,12 @@ double NerfTrainer::step() {
     lap(m_phase.chunks);
     // MLP gradients: chunks summed in order.
     const size_t d0 = field.density_offset(), nm = field.n_params() - d0;
+    float* grads = m_exchange->gradients();
     m_pool.parallel_ranges(nm, [&](size_t b, size_t e, int) {
         for (size_t j = b; j < e; ++j) {
             float acc = 0.0f;
             for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) acc += m_chunks[c].grad[j];
-            m_grads[d0 + j] = acc;
+            grads[d0 + j] = acc;
         }
     });
     // Hash tables: one level per task, chunks in order.
@@ -260,7 +260,7 @@ double NerfTrainer::step() {
         const int level = m_level_order[i];
         for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
             const Chunk& ch = m_chunks[c];
-            if (ch.n) field.grid().backward(ch.mapped.data(), ch.n, ch.d_enc.data(), ch.n, m_grads, level, level + 1);
+            if (ch.n) field.grid().backward(ch.mapped.data(), ch.n, ch.d_enc.data(), ch.n, grads, level, level + 1);
         }
     });
 

@@ -136,7 +136,6 @@ private:
     // Sums gradients over ranks and runs Adam; it may hold the model's parameters (one copy
     // shared by the ranks of a machine).
     std::unique_ptr<GradientExchange> m_exchange;
-    float* m_grads = nullptr;  // m_exchange's gradient buffer for this rank
     std::unique_ptr<Adam> m_adam;
     std::vector<Chunk> m_chunks;
     struct ThreadScratch {
