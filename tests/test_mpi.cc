@@ -292,6 +292,35 @@ TEST(MpiTrain, TwoRankRunsRepeatBitForBitAndResumeExactly) {
     EXPECT_EQ(std::memcmp(pa.data(), pc.data(), pa.size() * sizeof(float)), 0) << "resumed run differs";
 }
 
+// Each rank stages only its share of the cameras, yet every rank must kill the same unseen
+// grid cells (grid_visibility.h), the ones one rank kills with all the cameras.
+TEST(MpiTrain, RanksKillTheSameUnseenGridCellsAsOneRank) {
+    SKIP_WITHOUT_MPIRUN();
+    MpiScene s;
+    {  // A large scene (3 cascades): the orbit's cameras leave much of the outer cascades unseen.
+        std::ifstream in(s.scene.train_json);
+        nlohmann::json j = nlohmann::json::parse(in);
+        j["aabb_scale"] = 4;
+        std::ofstream(s.scene.train_json) << j.dump();
+    }
+    const std::string one = s.dir / "one.radiant", two = s.dir / "two.radiant";
+    JobResult a = run_shell(s.dir, std::string(RADIANT_BINARY) + " " + s.train_args(one) + " --steps 2");
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    JobResult b = run_shell(s.dir, mpirun(2, s.train_args(two) + " --steps 2"));
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    const LoadedModel m1 = load_model_snapshot(one), m2 = load_model_snapshot(two);
+    const std::vector<float>&d1 = m1.model->grid().densities(), &d2 = m2.model->grid().densities();
+    ASSERT_EQ(d1.size(), d2.size());
+    size_t dead = 0, differ = 0;
+    for (size_t i = 0; i < d1.size(); ++i) {
+        dead += d1[i] < 0;
+        differ += (d1[i] < 0) != (d2[i] < 0);
+    }
+    EXPECT_EQ(differ, 0u);
+    // More than the outer cascades' covered eighths (2 of 3 cascades): unseen cells died too.
+    EXPECT_GT(dead, d1.size() / 3 * 2 / 8 + d1.size() / 100);
+}
+
 TEST(MpiTrain, TwoRanksResumeOnOneRank) {
     SKIP_WITHOUT_MPIRUN();
     MpiScene s;

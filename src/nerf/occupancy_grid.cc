@@ -51,6 +51,7 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup) {
     chosen.clear();
     chosen.reserve(warmup ? m_density.size() : m_density.size() / 4);
     for (size_t i = 0; i < m_density.size(); ++i) {
+        if (m_density[i] < 0) continue;  // dead
         const bool pick = warmup || m_bits[i] || rng.next_below(4) == 0;
         if (pick) chosen.push_back(uint32_t(i));
     }
@@ -66,32 +67,53 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup) {
         pos[3 * j + 2] = lo.z + (hi.z - lo.z) * rng.next_float();
     }
     if (!chosen.empty()) density(pos.data(), chosen.size(), value.data());
-    for (float& d : m_density) d *= m_config.decay;
+    for (float& d : m_density)
+        if (d > 0) d *= m_config.decay;
     for (size_t j = 0; j < chosen.size(); ++j)
         m_density[chosen[j]] = std::max(m_density[chosen[j]], value[j]);
     rebuild_bits();
 }
 
 void OccupancyGrid::fill(float density) {
-    std::fill(m_density.begin(), m_density.end(), density);
+    for (float& d : m_density)
+        if (d >= 0) d = density;
+    rebuild_bits();
+}
+
+void OccupancyGrid::mark_dead(const std::vector<uint8_t>& seen) {
+    RD_CHECK(seen.size() == m_density.size());
+    const int R = m_config.resolution;
+    for (int k = 0; k < m_config.n_cascades; ++k)
+        for (int z = 0; z < R; ++z)
+            for (int y = 0; y < R; ++y)
+                for (int x = 0; x < R; ++x) {
+                    const size_t i = size_t(k) * m_cells + (size_t(z) * size_t(R) + size_t(y)) * size_t(R) + size_t(x);
+                    if (!seen[i] || covered_by_finer(k, x, y, z)) m_density[i] = -1.0f;
+                    else if (m_density[i] < 0) m_density[i] = 0.0f;
+                }
     rebuild_bits();
 }
 
 void OccupancyGrid::rebuild_bits() {
     // The threshold never exceeds the mean estimate, so a young field (low densities
     // everywhere) keeps the grid occupied instead of emptying it before anything is learnt.
+    // Dead cells (< 0) count neither in the mean nor as occupied.
     double sum = 0.0;
-    for (float d : m_density) sum += d;
-    const float mean = float(sum / double(std::max<size_t>(m_density.size(), 1)));
+    size_t live = 0;
+    for (float d : m_density)
+        if (d >= 0) sum += d, ++live;
+    const float mean = float(sum / double(std::max<size_t>(live, 1)));
     const float threshold = std::min(m_config.threshold, mean);
     for (size_t i = 0; i < m_density.size(); ++i) m_bits[i] = m_density[i] > threshold ? 1 : 0;
+    // A block that overlaps the finer cascade counts as occupied, as such cells do for
+    // empty_radius(): no jump may cross the finer cascade.
     const int R = m_config.resolution, n = R / m_block;
     std::fill(m_block_bits.begin(), m_block_bits.end(), uint8_t(0));
     for (int k = 0; k < m_config.n_cascades; ++k)
         for (int z = 0; z < R; ++z)
             for (int y = 0; y < R; ++y)
                 for (int x = 0; x < R; ++x)
-                    if (occupied_cell(k, x, y, z))
+                    if (occupied_cell(k, x, y, z) || overlaps_finer(k, x, y, z))
                         m_block_bits[((size_t(k) * n + z / m_block) * n + y / m_block) * n + x / m_block] = 1;
     rebuild_radius();
 }
@@ -118,12 +140,9 @@ void OccupancyGrid::rebuild_radius() {
         uint8_t* out = &m_radius[size_t(k) * m_cells];
         // In outer cascades the cells over the next finer cascade count as occupied: points
         // there are looked up in the finer cascade, so no jump may cross them.
-        const int in_lo = R / 4, in_hi = (3 * R + 3) / 4;
-        auto inner = [&](int v) { return k > 0 && v >= in_lo && v < in_hi; };
         for (size_t r0 = 0; r0 < m_cells; r0 += row) {  // along x, in out
             const int y = int(r0 / row % row), z = int(r0 / plane);
-            const bool inner_row = inner(y) && inner(z);
-            auto occupied = [&](int x) { return bits[r0 + x] != 0 || (inner_row && inner(x)); };
+            auto occupied = [&](int x) { return bits[r0 + x] != 0 || overlaps_finer(k, x, y, z); };
             int run = C;
             for (int x = 0; x < R; ++x) {
                 run = occupied(x) ? 0 : std::min(run + 1, C);

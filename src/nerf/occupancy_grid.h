@@ -5,7 +5,11 @@
 // default); cascade 0 is the unit cube. Each cell keeps a running density estimate: an update
 // decays every estimate (x0.95) and takes the max with fresh density samples at jittered
 // points in the updated cells; a cell is occupied when its estimate exceeds
-// min(threshold, mean estimate over the grid).
+// min(threshold, mean estimate over the live cells).
+//
+// Dead cells hold -1 and are never updated nor occupied: the cells of an outer cascade that a
+// finer one covers (the marcher never looks them up), and the cells no training camera sees
+// (mark_dead; grid_visibility.h). The -1 travels in snapshots, so a loaded grid keeps them.
 #pragma once
 
 #include <algorithm>
@@ -84,15 +88,29 @@ public:
 
     // Density at n points, pos[3*i..3*i+2] (unit-cube frame) -> out[i].
     using DensityFn = std::function<void(const float* pos, size_t n, float* out)>;
-    // One update. Warm-up updates every cell; later updates a random quarter of the cells plus
-    // every occupied one. Deterministic for a given rng state.
+    // One update. Warm-up updates every live cell; later updates a random quarter of the live
+    // cells plus every occupied one. Deterministic for a given rng state.
     void update(const DensityFn& density, Pcg32& rng, bool warmup);
 
-    // Marks every cell occupied (useful before training starts and in tests).
+    // Marks every live cell occupied (useful before training starts and in tests).
     void fill(float density);
+    // Kills the cells whose `seen` byte is 0 (one per cell, cascade-major, as n_cells()) and the
+    // cells a finer cascade covers; a live cell that held the dead mark starts again at 0.
+    void mark_dead(const std::vector<uint8_t>& seen);
+    bool dead_cell(int k, size_t cell) const { return m_density[size_t(k) * m_cells + cell] < 0; }
+    // Whether cell (x, y, z) of cascade k lies wholly inside cascade k - 1 (covered), or has
+    // some part inside it (overlaps): the same when 4 divides the resolution.
+    bool covered_by_finer(int k, int x, int y, int z) const {
+        const int lo = (m_config.resolution + 3) / 4, hi = 3 * m_config.resolution / 4;
+        return k > 0 && x >= lo && x < hi && y >= lo && y < hi && z >= lo && z < hi;
+    }
+    bool overlaps_finer(int k, int x, int y, int z) const {
+        const int lo = m_config.resolution / 4, hi = (3 * m_config.resolution + 3) / 4;
+        return k > 0 && x >= lo && x < hi && y >= lo && y < hi && z >= lo && z < hi;
+    }
     double occupied_fraction() const;
 
-    // Per-cell estimates, for snapshots (call rebuild_bits() after changing them).
+    // Per-cell estimates (-1: dead), for snapshots (call rebuild_bits() after changing them).
     std::vector<float>& densities() { return m_density; }
     const std::vector<float>& densities() const { return m_density; }
     void rebuild_bits();

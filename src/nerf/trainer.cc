@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "nerf/grid_visibility.h"
 #include "nerf/volume_render.h"
 
 namespace radiant {
@@ -64,6 +65,24 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
         m_scratch.push_back({field.make_workspace(max_tile),
                              AlignedVector<float>(max_tile * size_t(field.grid().n_output_dims()))});
     m_level_order = field.grid().balanced_level_order();
+    mark_unseen_cells_dead();
+}
+
+void NerfTrainer::mark_unseen_cells_dead() {
+    // Every rank's cameras (each rank stages its own share), so all ranks kill the same cells.
+    std::vector<ViewFrustum> views;
+    for (const StagedImage& im : m_images.images)
+        views.push_back(view_frustum(im.camera, im.camera_to_world, m_model.config().scene));
+    if (m_comm && m_comm->distributed()) {
+        const std::string mine(reinterpret_cast<const char*>(views.data()), views.size() * sizeof(ViewFrustum));
+        views.clear();
+        for (const std::string& part : m_comm->allgather_strings(mine)) {
+            const size_t at = views.size(), n = part.size() / sizeof(ViewFrustum);
+            views.resize(at + n);
+            std::memcpy(static_cast<void*>(views.data() + at), part.data(), n * sizeof(ViewFrustum));
+        }
+    }
+    m_model.grid().mark_dead(cells_seen_by(m_model.grid(), views, m_pool));
 }
 
 NerfTrainer::~NerfTrainer() {

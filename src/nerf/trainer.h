@@ -126,6 +126,8 @@ private:
     size_t march_rays(Chunk& ch, size_t c, size_t ray_begin, size_t ray_end);
     double train_group(Chunk& ch, size_t r0, size_t r1, int thread);
     void update_grid();
+    // Kills the grid cells no training camera of any rank sees (grid_visibility.h).
+    void mark_unseen_cells_dead();
 
     const ImageSet& m_images;
     NerfModel& m_model;

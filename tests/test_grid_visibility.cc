@@ -1,0 +1,181 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/rng.h"
+#include "core/thread_pool.h"
+#include "nerf/grid_visibility.h"
+#include "nerf/occupancy_grid.h"
+
+namespace radiant {
+namespace {
+
+// A camera at `eye` (unit-cube frame, with scale 1 and offset 0 the world frame is that frame)
+// looking along +x, image up = +z: OpenGL axes x_cam = -y, y_cam = +z, z_cam = -x.
+std::array<float, 16> pose_looking_along_x(Vec3 eye) {
+    return {0, 0, -1, eye.x,  //
+            -1, 0, 0, eye.y,  //
+            0, 1, 0, eye.z,   //
+            0, 0, 0, 1};
+}
+
+CameraIntrinsics small_camera(float focal = 40, float k1 = 0, float k2 = 0) {
+    CameraIntrinsics c;
+    c.width = 64, c.height = 48;
+    c.fl_x = c.fl_y = focal;
+    c.cx = 30, c.cy = 25;  // off centre, as real principal points are
+    c.k1 = k1, c.k2 = k2;
+    return c;
+}
+
+const SceneTransform kIdentity{1.0f, {0.0f, 0.0f, 0.0f}};
+
+TEST(GridVisibility, FrustumHoldsWhatThePixelsSeeAndNothingBehindOrBeside) {
+    const CameraIntrinsics cam = small_camera();
+    const auto pose = pose_looking_along_x({0, 0, 0});
+    const ViewFrustum f = view_frustum(cam, pose, kIdentity);
+    ASSERT_FALSE(f.sees_everything);
+    // Bounds of x/z and y/z: (0 - 30) / 40 ... (64 - 30) / 40, (0 - 25) / 40 ... (48 - 25) / 40.
+    EXPECT_NEAR(f.x_lo, -0.75f, 0.03f);
+    EXPECT_NEAR(f.x_hi, 0.85f, 0.03f);
+    EXPECT_NEAR(f.y_lo, -0.625f, 0.03f);
+    EXPECT_NEAR(f.y_hi, 0.575f, 0.03f);
+    // Points along pixel rays are inside, with no slack needed.
+    Pcg32 rng(3);
+    for (int i = 0; i < 200; ++i) {
+        const Ray r = camera_ray(cam, pose, kIdentity, rng.next_float() * 64, rng.next_float() * 48);
+        const float t = 0.1f + 5 * rng.next_float();
+        EXPECT_TRUE(frustum_meets_sphere(f, {r.origin.x + t * r.direction.x, r.origin.y + t * r.direction.y,
+                                             r.origin.z + t * r.direction.z}, 0.0f));
+    }
+    // Behind the camera, or well beside the image, is not; a sphere reaching in is.
+    EXPECT_FALSE(frustum_meets_sphere(f, {-1.0f, 0.0f, 0.0f}, 0.1f));
+    EXPECT_FALSE(frustum_meets_sphere(f, {1.0f, 2.0f, 0.0f}, 0.1f));   // 63 degrees to the left
+    EXPECT_FALSE(frustum_meets_sphere(f, {1.0f, 0.0f, -1.5f}, 0.1f));  // far below
+    EXPECT_TRUE(frustum_meets_sphere(f, {1.0f, 2.0f, 0.0f}, 1.5f));
+    EXPECT_TRUE(frustum_meets_sphere(f, {-0.05f, 0.0f, 0.0f}, 0.1f)) << "a sphere around the camera";
+}
+
+TEST(GridVisibility, EveryCellAPixelRayCrossesIsSeenAndCellsBehindAreNot) {
+    OccupancyGridConfig c;
+    c.resolution = 32;
+    c.n_cascades = 2;
+    OccupancyGrid grid(c);
+    ThreadPool pool(2);
+    // Two cameras in the outer cascade looking inward (+x and -x, about 40 by 33 degrees), one
+    // with barrel distortion.
+    const auto pose_a = pose_looking_along_x({-0.2f, 0.5f, 0.5f});
+    std::array<float, 16> pose_b = pose_looking_along_x({1.2f, 0.5f, 0.5f});
+    for (int r = 0; r < 3; ++r) pose_b[size_t(4 * r)] *= -1, pose_b[size_t(4 * r + 2)] *= -1;  // turned around z
+    const CameraIntrinsics cam_a = small_camera(80), cam_b = small_camera(80, -0.2f, 0.05f);
+    const std::vector<ViewFrustum> views = {view_frustum(cam_a, pose_a, kIdentity), view_frustum(cam_b, pose_b, kIdentity)};
+    const std::vector<uint8_t> seen = cells_seen_by(grid, views, pool);
+    ASSERT_EQ(seen.size(), grid.n_cells());
+    auto seen_at = [&](const Vec3& p) {
+        const int k = grid.cascade_of(p);
+        return k < c.n_cascades && seen[size_t(k) * grid.cells_per_cascade() + grid.cell_of(p, k)] != 0;
+    };
+    Pcg32 rng(5);
+    size_t checked = 0;
+    for (int v = 0; v < 2; ++v)
+        for (int i = 0; i < 2000; ++i) {
+            const Ray r = camera_ray(v ? cam_b : cam_a, v ? pose_b : pose_a, kIdentity, rng.next_float() * 64,
+                                     rng.next_float() * 48);
+            for (float t = 0.01f; t < 3.0f; t += 0.05f) {
+                const Vec3 p{r.origin.x + t * r.direction.x, r.origin.y + t * r.direction.y, r.origin.z + t * r.direction.z};
+                if (grid.cascade_of(p) >= c.n_cascades) continue;
+                ASSERT_TRUE(seen_at(p)) << "view " << v << " ray " << i << " t " << t;
+                ++checked;
+            }
+        }
+    EXPECT_GT(checked, 50000u);
+    // Both cameras look along the x axis: the corners far off it in y and z are seen by neither.
+    EXPECT_FALSE(seen_at({0.5f, -0.45f, -0.45f}));
+    EXPECT_FALSE(seen_at({0.5f, 1.45f, 1.45f}));
+    // Not much looser than the cells some point of which projects into an image (5^3 points
+    // per cell, projected through the lens).
+    auto projects = [](const CameraIntrinsics& cam, const std::array<float, 16>& m, const Vec3& p) {
+        const float v[3] = {p.x - m[3], p.y - m[7], p.z - m[11]};
+        auto col = [&](int c) { return v[0] * m[size_t(c)] + v[1] * m[size_t(4 + c)] + v[2] * m[size_t(8 + c)]; };
+        const float X = col(0), Y = -col(1), Z = -col(2);
+        if (Z <= 0) return false;
+        float xd, yd;
+        distort(cam, X / Z, Y / Z, xd, yd);
+        const float px = cam.fl_x * xd + cam.cx, py = cam.fl_y * yd + cam.cy;
+        return px >= 0 && px <= float(cam.width) && py >= 0 && py <= float(cam.height);
+    };
+    size_t n_seen = 0, n_point_seen = 0;
+    for (int k = 0; k < c.n_cascades; ++k)
+        for (size_t cell = 0; cell < grid.cells_per_cascade(); ++cell) {
+            Vec3 lo, hi;
+            grid.cell_bounds(k, cell, lo, hi);
+            bool hit = false;
+            for (int i = 0; i < 125 && !hit; ++i) {
+                const Vec3 p{lo.x + (hi.x - lo.x) * float(i % 5) / 4, lo.y + (hi.y - lo.y) * float(i / 5 % 5) / 4,
+                             lo.z + (hi.z - lo.z) * float(i / 25) / 4};
+                hit = projects(cam_a, pose_a, p) || projects(cam_b, pose_b, p);
+            }
+            const bool s = seen[size_t(k) * grid.cells_per_cascade() + cell] != 0;
+            ASSERT_TRUE(s || !hit) << "cascade " << k << " cell " << cell;
+            n_seen += s;
+            n_point_seen += hit;
+        }
+    EXPECT_GT(n_point_seen, seen.size() / 10);
+    EXPECT_LT(double(n_seen), 1.3 * double(n_point_seen));
+}
+
+// A ball of density 10 at the centre of the unit cube.
+void ball_density(const float* pos, size_t n, float* out) {
+    for (size_t i = 0; i < n; ++i) {
+        const float dx = pos[3 * i] - 0.5f, dy = pos[3 * i + 1] - 0.5f, dz = pos[3 * i + 2] - 0.5f;
+        out[i] = dx * dx + dy * dy + dz * dz < 0.2f * 0.2f ? 10.0f : 0.0f;
+    }
+}
+
+TEST(OccupancyGrid, DeadCellsAreNeitherEvaluatedNorOccupied) {
+    OccupancyGridConfig c;
+    c.resolution = 16;
+    c.n_cascades = 2;
+    OccupancyGrid grid(c);
+    grid.fill(1.0f);
+    // Kill the half x < 0.5 of the unit cube; cascade 1's cells over cascade 0 die too.
+    std::vector<uint8_t> seen(grid.n_cells(), 1);
+    for (size_t cell = 0; cell < grid.cells_per_cascade(); ++cell)
+        if (cell % 16 < 8) seen[cell] = 0;
+    grid.mark_dead(seen);
+    EXPECT_TRUE(grid.dead_cell(0, 3)) << "x = 3 of 16";
+    EXPECT_FALSE(grid.dead_cell(0, 12));
+    EXPECT_TRUE(grid.dead_cell(1, grid.cell_of({0.5f, 0.5f, 0.5f}, 1))) << "covered by cascade 0";
+    EXPECT_FALSE(grid.dead_cell(1, grid.cell_of({1.3f, 0.5f, 0.5f}, 1)));
+    EXPECT_FALSE(grid.occupied({0.2f, 0.5f, 0.5f}));
+    EXPECT_TRUE(grid.occupied({0.8f, 0.5f, 0.5f}));
+    // Updates never evaluate a dead cell, even where the density is high (the ball).
+    size_t evaluated = 0;
+    auto density = [&](const float* pos, size_t n, float* out) {
+        for (size_t i = 0; i < n; ++i) {
+            const Vec3 p{pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]};
+            const int k = grid.cascade_of(p);
+            EXPECT_FALSE(grid.dead_cell(k, grid.cell_of(p, k))) << p.x << " " << p.y << " " << p.z;
+        }
+        evaluated += n;
+        ball_density(pos, n, out);
+    };
+    Pcg32 rng(9);
+    grid.update(density, rng, /*warmup=*/true);
+    // Live: half of cascade 0 and cascade 1 less its covered eighth.
+    EXPECT_EQ(evaluated, grid.cells_per_cascade() / 2 + grid.cells_per_cascade() * 7 / 8);
+    EXPECT_TRUE(grid.occupied({0.6f, 0.5f, 0.5f}));
+    EXPECT_FALSE(grid.occupied({0.4f, 0.5f, 0.5f})) << "in the ball, but dead";
+    for (int i = 0; i < 40; ++i) grid.update(density, rng, false);
+    EXPECT_TRUE(grid.dead_cell(0, 3)) << "decay keeps the mark";
+    grid.fill(2.0f);
+    EXPECT_TRUE(grid.dead_cell(0, 3)) << "fill keeps the mark";
+    // A new mask revives a cell that was dead and is now seen, at zero.
+    std::fill(seen.begin(), seen.end(), 1);
+    grid.mark_dead(seen);
+    EXPECT_FALSE(grid.dead_cell(0, 3));
+    EXPECT_EQ(grid.densities()[3], 0.0f);
+}
+
+}  // namespace
+}  // namespace radiant
