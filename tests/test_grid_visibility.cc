@@ -177,5 +177,40 @@ TEST(OccupancyGrid, DeadCellsAreNeitherEvaluatedNorOccupied) {
     EXPECT_EQ(grid.densities()[3], 0.0f);
 }
 
+// Object captures keep few cells occupied: all of them are re-evaluated every update. A grid
+// that is mostly occupied (a room's walls and what lies behind them) re-evaluates a random
+// quarter of the live cells' count of its occupied cells instead.
+TEST(OccupancyGrid, UpdatesEvaluateEveryOccupiedCellUnlessTheyFillMoreThanAQuarter) {
+    OccupancyGridConfig c;
+    c.resolution = 16;
+    OccupancyGrid grid(c);
+    Pcg32 rng(4);
+    size_t evaluated = 0, occupied_evaluated = 0;
+    auto count = [&](float value) {
+        return [&, value](const float* pos, size_t n, float* out) {
+            for (size_t i = 0; i < n; ++i) {
+                occupied_evaluated += grid.occupied({pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]});
+                out[i] = value;
+            }
+            evaluated += n;
+        };
+    };
+    grid.fill(1.0f);  // every cell occupied
+    const size_t n = grid.n_cells();
+    grid.update(count(1.0f), rng, false);
+    EXPECT_NEAR(double(evaluated), n / 4.0, 5 * std::sqrt(n * 0.25 * 0.75));
+    EXPECT_EQ(occupied_evaluated, evaluated);
+    // A ball of about 3% of the cells: each occupied cell, plus a quarter of the empty ones.
+    grid.fill(0.0f);
+    evaluated = occupied_evaluated = 0;
+    grid.update(ball_density, rng, /*warmup=*/true);
+    const size_t occupied = size_t(std::lround(grid.occupied_fraction() * double(n)));
+    ASSERT_GT(occupied, n / 50);
+    ASSERT_LT(occupied, n / 4);
+    grid.update(count(10.0f), rng, false);
+    EXPECT_EQ(occupied_evaluated, occupied);
+    EXPECT_NEAR(double(evaluated - occupied), (n - occupied) / 4.0, 5 * std::sqrt((n - occupied) * 0.25 * 0.75));
+}
+
 }  // namespace
 }  // namespace radiant

@@ -47,12 +47,24 @@ bool OccupancyGrid::occupied(const Vec3& p) const {
 
 void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup) {
     // Choose cells and jittered points first (serial, deterministic), then evaluate.
+    // After warm-up: a random quarter of the empty cells, and the occupied ones, all of them
+    // while they are at most a quarter of the live cells (object captures), else a random
+    // quarter's worth (real scenes fill half the grid with walls and what lies behind them):
+    // about instant-ngp's budget of uniform plus occupied samples.
+    size_t live = 0, occupied = 0;
+    if (!warmup)
+        for (size_t i = 0; i < m_density.size(); ++i) live += m_density[i] >= 0, occupied += m_bits[i];
+    const bool thin_occupied = 4 * occupied > live;
+    const uint32_t keep_occupied = thin_occupied ? uint32_t(double(live) / 4.0 / double(occupied) * 4294967295.0) : 0;
     std::vector<uint32_t>& chosen = m_chosen.v;
     chosen.clear();
-    chosen.reserve(warmup ? m_density.size() : m_density.size() / 4);
+    chosen.reserve(warmup ? m_density.size() : m_density.size() / 2);
     for (size_t i = 0; i < m_density.size(); ++i) {
         if (m_density[i] < 0) continue;  // dead
-        const bool pick = warmup || m_bits[i] || rng.next_below(4) == 0;
+        bool pick;
+        if (warmup) pick = true;
+        else if (!m_bits[i]) pick = rng.next_below(4) == 0;
+        else pick = !thin_occupied || rng.next_uint() <= keep_occupied;
         if (pick) chosen.push_back(uint32_t(i));
     }
     std::vector<float>&pos = m_pos.v, &value = m_value.v;

@@ -88,8 +88,10 @@ public:
 
     // Density at n points, pos[3*i..3*i+2] (unit-cube frame) -> out[i].
     using DensityFn = std::function<void(const float* pos, size_t n, float* out)>;
-    // One update. Warm-up updates every live cell; later updates a random quarter of the live
-    // cells plus every occupied one. Deterministic for a given rng state.
+    // One update. Warm-up updates every live cell; later ones a random quarter of the empty
+    // live cells plus the occupied ones: all of them while they are at most a quarter of the
+    // live cells, else a random quarter of the live cells' count of them. Deterministic for a
+    // given rng state.
     void update(const DensityFn& density, Pcg32& rng, bool warmup);
 
     // Marks every live cell occupied (useful before training starts and in tests).
