@@ -56,6 +56,42 @@ TEST(GridVisibility, FrustumHoldsWhatThePixelsSeeAndNothingBehindOrBeside) {
     EXPECT_TRUE(frustum_meets_sphere(f, {-0.05f, 0.0f, 0.0f}, 0.1f)) << "a sphere around the camera";
 }
 
+// Every point along every pixel's ray lies in the frustum, whatever the pose's matrix: a
+// rotation with scaled or sheared columns (camera_ray does not orthonormalise it), or a lens
+// model strong enough not to invert (then the frustum holds everything).
+TEST(GridVisibility, FrustumHoldsEveryPixelRayForScaledShearedPosesAndStrongLenses) {
+    auto scaled = pose_looking_along_x({0.5f, 0.5f, 0.5f});
+    for (int r = 0; r < 3; ++r) scaled[size_t(4 * r)] *= 2;  // column 0 twice as long
+    auto sheared = pose_looking_along_x({0.5f, 0.5f, 0.5f});
+    sheared[1] += 0.4f, sheared[5] += 0.3f;  // column 1 gains some of the others
+    const std::array<float, 16> poses[2] = {scaled, sheared};
+    const CameraIntrinsics mild = small_camera(40, -0.2f, 0.05f), strong = small_camera(40, -0.9f, 0.0f);
+    EXPECT_FALSE(view_frustum(mild, scaled, kIdentity).sees_everything) << "a real lens keeps its bounds";
+    Pcg32 rng(8);
+    for (const auto& pose : poses)
+        for (const CameraIntrinsics& cam : {mild, strong}) {
+            const ViewFrustum f = view_frustum(cam, pose, kIdentity);
+            for (int i = 0; i < 2000; ++i) {
+                const float px = (i % 4 == 0) ? 0.0f : rng.next_float() * 64, py = (i % 4 == 1) ? 48.0f : rng.next_float() * 48;
+                const Ray r = camera_ray(cam, pose, kIdentity, px, py);
+                const float t = 0.05f + 3 * rng.next_float();
+                ASSERT_TRUE(frustum_meets_sphere(f, {r.origin.x + t * r.direction.x, r.origin.y + t * r.direction.y,
+                                                     r.origin.z + t * r.direction.z}, 0.0f))
+                    << "pixel " << px << "," << py << " t " << t << " k1 " << cam.k1;
+            }
+        }
+    // Packed for other ranks and back: the same frustum.
+    const ViewFrustum f = view_frustum(mild, sheared, kIdentity);
+    float packed[ViewFrustum::kFloats];
+    f.pack(packed);
+    const ViewFrustum g = ViewFrustum::unpack(packed);
+    EXPECT_EQ(g.x_lo, f.x_lo);
+    EXPECT_EQ(g.y_hi, f.y_hi);
+    EXPECT_EQ(g.down.x, f.down.x);
+    EXPECT_EQ(g.origin.z, f.origin.z);
+    EXPECT_EQ(g.sees_everything, f.sees_everything);
+}
+
 TEST(GridVisibility, EveryCellAPixelRayCrossesIsSeenAndCellsBehindAreNot) {
     OccupancyGridConfig c;
     c.resolution = 32;

@@ -117,6 +117,16 @@ TEST(ModelSnapshot, RejectsParametersThatDoNotMatchTheHeader) {
                    {{"params", model.params().data(), model.params().size() * 4},
                     {"occupancy", occ.data(), occ.size() * 4}});
     EXPECT_RADIANT_ERROR(load_model_snapshot(path), "bad.radiant", "block 'params' holds");
+    // Occupancy densities are >= 0, or -1 for a dead cell: NaN and other negatives are refused.
+    for (float bad : {NAN, -0.5f}) {
+        std::vector<float> occupancy = occ;
+        occupancy[7] = -1.0f;  // dead: fine
+        occupancy[9] = bad;
+        write_snapshot(path, {{"kind", "radiant-nerf"}, {"model", model_config_to_json(model.config())}},
+                       {{"params", model.params().data(), model.params().size() * 4},
+                        {"occupancy", occupancy.data(), occupancy.size() * 4}});
+        EXPECT_RADIANT_ERROR(load_model_snapshot(path), "bad.radiant", "NaN or negative");
+    }
     // A header field out of range is named.
     nlohmann::json cfg = model_config_to_json(model.config());
     cfg["field"]["levels"] = 1000;

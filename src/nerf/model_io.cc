@@ -168,6 +168,9 @@ LoadedModel load_model_snapshot(const std::string& path) {
     std::memcpy(occupancy.data(), occ.data(), occ.size());
     for (float p : model.params())
         if (!std::isfinite(p)) throw Error(path, "snapshot holds non-finite parameters");
+    // Densities are >= 0 (possibly +inf: exp of a large output), or -1 for a dead cell.
+    for (float d : occupancy)
+        if (!(d >= 0 || d == -1.0f)) throw Error(path, "snapshot's occupancy grid holds a density that is NaN or negative");
     model.repack();
     model.grid().rebuild_bits();
     return out;

@@ -74,12 +74,15 @@ void NerfTrainer::mark_unseen_cells_dead() {
     for (const StagedImage& im : m_images.images)
         views.push_back(view_frustum(im.camera, im.camera_to_world, m_model.config().scene));
     if (m_comm && m_comm->distributed()) {
-        const std::string mine(reinterpret_cast<const char*>(views.data()), views.size() * sizeof(ViewFrustum));
+        std::vector<float> mine(views.size() * ViewFrustum::kFloats);
+        for (size_t i = 0; i < views.size(); ++i) views[i].pack(&mine[i * ViewFrustum::kFloats]);
         views.clear();
-        for (const std::string& part : m_comm->allgather_strings(mine)) {
-            const size_t at = views.size(), n = part.size() / sizeof(ViewFrustum);
-            views.resize(at + n);
-            std::memcpy(static_cast<void*>(views.data() + at), part.data(), n * sizeof(ViewFrustum));
+        const std::string bytes(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(float));
+        for (const std::string& part : m_comm->allgather_strings(bytes)) {
+            std::vector<float> theirs(part.size() / sizeof(float));
+            std::memcpy(theirs.data(), part.data(), theirs.size() * sizeof(float));
+            for (size_t at = 0; at + ViewFrustum::kFloats <= theirs.size(); at += ViewFrustum::kFloats)
+                views.push_back(ViewFrustum::unpack(&theirs[at]));
         }
     }
     m_model.grid().mark_dead(cells_seen_by(m_model.grid(), views, m_pool));
