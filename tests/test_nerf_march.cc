@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/rng.h"
@@ -260,6 +261,86 @@ TEST(Marcher, EmptySpaceJumpsMissNoOccupiedCell) {
         }
         EXPECT_GT(checked, 100u);
     }
+}
+
+TEST(OccupancyGrid, DeadCellsAreNeitherEvaluatedNorOccupied) {
+    OccupancyGridConfig c;
+    c.resolution = 16;
+    c.n_cascades = 2;
+    OccupancyGrid grid(c);
+    grid.fill(1.0f);
+    // Kill the half x < 0.5 of the unit cube; cascade 1's cells over cascade 0 die too.
+    std::vector<uint8_t> seen(grid.n_cells(), 1);
+    for (size_t cell = 0; cell < grid.cells_per_cascade(); ++cell)
+        if (cell % 16 < 8) seen[cell] = 0;
+    grid.mark_dead(seen);
+    EXPECT_TRUE(grid.dead_cell(0, 3)) << "x = 3 of 16";
+    EXPECT_FALSE(grid.dead_cell(0, 12));
+    EXPECT_TRUE(grid.dead_cell(1, grid.cell_of({0.5f, 0.5f, 0.5f}, 1))) << "covered by cascade 0";
+    EXPECT_FALSE(grid.dead_cell(1, grid.cell_of({1.3f, 0.5f, 0.5f}, 1)));
+    EXPECT_FALSE(grid.occupied({0.2f, 0.5f, 0.5f}));
+    EXPECT_TRUE(grid.occupied({0.8f, 0.5f, 0.5f}));
+    // Updates never evaluate a dead cell, even where the density is high (the ball).
+    size_t evaluated = 0;
+    auto density = [&](const float* pos, size_t n, float* out) {
+        for (size_t i = 0; i < n; ++i) {
+            const Vec3 p{pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]};
+            const int k = grid.cascade_of(p);
+            EXPECT_FALSE(grid.dead_cell(k, grid.cell_of(p, k))) << p.x << " " << p.y << " " << p.z;
+        }
+        evaluated += n;
+        ball_density(pos, n, out);
+    };
+    Pcg32 rng(9);
+    grid.update(density, rng, /*warmup=*/true);
+    // Live: half of cascade 0 and cascade 1 less its covered eighth.
+    EXPECT_EQ(evaluated, grid.cells_per_cascade() / 2 + grid.cells_per_cascade() * 7 / 8);
+    EXPECT_TRUE(grid.occupied({0.6f, 0.5f, 0.5f}));
+    EXPECT_FALSE(grid.occupied({0.4f, 0.5f, 0.5f})) << "in the ball, but dead";
+    for (int i = 0; i < 40; ++i) grid.update(density, rng, false);
+    EXPECT_TRUE(grid.dead_cell(0, 3)) << "decay keeps the mark";
+    grid.fill(2.0f);
+    EXPECT_TRUE(grid.dead_cell(0, 3)) << "fill keeps the mark";
+    // A new mask revives a cell that was dead and is now seen, at zero.
+    std::fill(seen.begin(), seen.end(), 1);
+    grid.mark_dead(seen);
+    EXPECT_FALSE(grid.dead_cell(0, 3));
+    EXPECT_EQ(grid.densities()[3], 0.0f);
+}
+
+// Object captures keep few cells occupied: all of them are re-evaluated every update. A grid
+// that is mostly occupied (a room's walls and what lies behind them) re-evaluates a random
+// quarter of the live cells' count of its occupied cells instead.
+TEST(OccupancyGrid, UpdatesEvaluateEveryOccupiedCellUnlessTheyFillMoreThanAQuarter) {
+    OccupancyGridConfig c;
+    c.resolution = 16;
+    OccupancyGrid grid(c);
+    Pcg32 rng(4);
+    size_t evaluated = 0, occupied_evaluated = 0;
+    auto count = [&](float value) {
+        return [&, value](const float* pos, size_t n, float* out) {
+            for (size_t i = 0; i < n; ++i) {
+                occupied_evaluated += grid.occupied({pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]});
+                out[i] = value;
+            }
+            evaluated += n;
+        };
+    };
+    grid.fill(1.0f);  // every cell occupied
+    const size_t n = grid.n_cells();
+    grid.update(count(1.0f), rng, false);
+    EXPECT_NEAR(double(evaluated), n / 4.0, 5 * std::sqrt(n * 0.25 * 0.75));
+    EXPECT_EQ(occupied_evaluated, evaluated);
+    // A ball of about 3% of the cells: each occupied cell, plus a quarter of the empty ones.
+    grid.fill(0.0f);
+    evaluated = occupied_evaluated = 0;
+    grid.update(ball_density, rng, /*warmup=*/true);
+    const size_t occupied = size_t(std::lround(grid.occupied_fraction() * double(n)));
+    ASSERT_GT(occupied, n / 50);
+    ASSERT_LT(occupied, n / 4);
+    grid.update(count(10.0f), rng, false);
+    EXPECT_EQ(occupied_evaluated, occupied);
+    EXPECT_NEAR(double(evaluated - occupied), (n - occupied) / 4.0, 5 * std::sqrt((n - occupied) * 0.25 * 0.75));
 }
 
 }  // namespace

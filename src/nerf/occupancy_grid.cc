@@ -51,11 +51,8 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup) {
     // while they are at most a quarter of the live cells (object captures), else a random
     // quarter's worth (real scenes fill half the grid with walls and what lies behind them):
     // about instant-ngp's budget of uniform plus occupied samples.
-    size_t live = 0, occupied = 0;
-    if (!warmup)
-        for (size_t i = 0; i < m_density.size(); ++i) live += m_density[i] >= 0, occupied += m_bits[i];
-    const bool thin_occupied = 4 * occupied > live;
-    const uint32_t keep_occupied = thin_occupied ? uint32_t(double(live) / 4.0 / double(occupied) * 4294967295.0) : 0;
+    const bool thin_occupied = !warmup && 4 * m_occupied > m_live;
+    const uint32_t keep_occupied = thin_occupied ? uint32_t(double(m_live) / 4.0 / double(m_occupied) * 4294967295.0) : 0;
     std::vector<uint32_t>& chosen = m_chosen.v;
     chosen.clear();
     chosen.reserve(warmup ? m_density.size() : m_density.size() / 2);
@@ -116,7 +113,11 @@ void OccupancyGrid::rebuild_bits() {
         if (d >= 0) sum += d, ++live;
     const float mean = float(sum / double(std::max<size_t>(live, 1)));
     const float threshold = std::min(m_config.threshold, mean);
-    for (size_t i = 0; i < m_density.size(); ++i) m_bits[i] = m_density[i] > threshold ? 1 : 0;
+    m_live = live, m_occupied = 0;
+    for (size_t i = 0; i < m_density.size(); ++i) {
+        m_bits[i] = m_density[i] > threshold ? 1 : 0;
+        m_occupied += m_bits[i];
+    }
     // A block that overlaps the finer cascade counts as occupied, as such cells do for
     // empty_radius(): no jump may cross the finer cascade.
     const int R = m_config.resolution, n = R / m_block;
@@ -193,10 +194,6 @@ void OccupancyGrid::rebuild_radius() {
     }
 }
 
-double OccupancyGrid::occupied_fraction() const {
-    size_t n = 0;
-    for (uint8_t b : m_bits) n += b;
-    return double(n) / double(m_bits.size());
-}
+double OccupancyGrid::occupied_fraction() const { return double(m_occupied) / double(m_bits.size()); }
 
 }  // namespace radiant

@@ -120,6 +120,7 @@ public:
 private:
     OccupancyGridConfig m_config;
     size_t m_cells;
+    size_t m_live = 0, m_occupied = 0;  // counted by rebuild_bits()
     std::vector<float> m_density;
     std::vector<uint8_t> m_bits;
     int m_block = 1;
