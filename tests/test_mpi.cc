@@ -20,6 +20,8 @@
 #include "core/error.h"
 #include "dist/communicator.h"
 #include "dist/shared_segments.h"
+#include "core/thread_pool.h"
+#include "nerf/shared_step_buffers.h"
 #include "io/staging.h"
 #include "nerf/model_io.h"
 #include "small_demo_scene.h"
@@ -197,7 +199,11 @@ TEST(MpiCollectives, SharedSegmentsSumInRankOrderAndClearWhatWasRead) {
     ASSERT_NE(shared, nullptr) << "all ranks of this test run on one machine";
     const int N = comm->size(), me = comm->rank();
     float* mine = shared->mine();
-    for (size_t i = 0; i < n; ++i) mine[i] = value_of(me, i);
+    // Some blocks of the sum written by one rank only (as a hash level claimed by one rank, or a
+    // sparse table's rows): the sum skips what only the summing rank wrote, and must still
+    // take what only another rank wrote.
+    auto written_by = [&](int rank, size_t i) { return (i / 1500) % 2 == 0 || int((i / 3000) % size_t(N)) == rank; };
+    for (size_t i = 0; i < n; ++i) mine[i] = written_by(me, i) ? value_of(me, i) : 0.0f;
     // The same numbers through the messages' reduce-scatter, for the bits to match.
     std::vector<float> by_messages(mine, mine + n);
     comm->reduce_scatter_sum(by_messages.data(), n, WireFormat::kFp32);
@@ -210,12 +216,53 @@ TEST(MpiCollectives, SharedSegmentsSumInRankOrderAndClearWhatWasRead) {
     for (size_t i = 0; i < n; ++i) {
         if (i >= shard.begin && i < shard.end) {
             float want = 0;
-            for (int r = 0; r < N; ++r) want = r == 0 ? value_of(r, i) : want + value_of(r, i);
+            for (int r = 0; r < N; ++r) {
+                const float v = written_by(r, i) ? value_of(r, i) : 0.0f;
+                want = r == 0 ? v : want + v;
+            }
             ASSERT_EQ(mine[i], want) << "rank " << me << " element " << i;
             ASSERT_EQ(mine[i], by_messages[i]);
         } else {
             ASSERT_EQ(mine[i], 0.0f) << "rank " << me << " element " << i << ": its owner read it and cleared it";
         }
+    }
+}
+
+TEST(MpiCollectives, SharedStepBuffersHandEveryItemToOneThreadOfOneRank) {
+    Communicator* comm = &Communicator::world();
+    ThreadPool pool(2);
+    SharedStepSizes sizes;
+    sizes.chunks = 4;
+    sizes.samples_per_chunk = 100;
+    sizes.rays_per_chunk = 10;
+    sizes.enc_dims = 2;
+    sizes.mlp_params = 30;
+    sizes.grid_cells = 4096;
+    std::unique_ptr<SharedStepBuffers> shared = SharedStepBuffers::allocate(*comm, pool, sizes);
+    if (!comm->distributed()) {
+        EXPECT_EQ(shared, nullptr);  // one rank splits nothing
+        return;
+    }
+    ASSERT_NE(shared, nullptr) << "all ranks of this test run on one machine";
+    // Calls of several sizes (fewer items than threads over the ranks, and many more), each
+    // item marked by whoever claims it in the shared density area; a fence between calls.
+    float* marks = shared->grid_density();
+    for (size_t n : {size_t(1), size_t(5), size_t(16), size_t(4096), size_t(3)}) {
+        if (comm->is_root()) std::fill(marks, marks + n, 0.0f);
+        shared->fence();
+        std::atomic<size_t> claimed{0};
+        shared->claim_each(pool, n, [&](size_t i, int t) {
+            marks[i] += float(1 + comm->rank() * 2 + t);  // a second claim would add to the first
+            claimed.fetch_add(1);
+        });
+        shared->fence();
+        EXPECT_EQ(comm->sum(double(claimed.load())), double(n)) << n << " items";
+        for (size_t i = 0; i < n; ++i) {
+            const float m = marks[i];
+            ASSERT_TRUE(m >= 1.0f && m <= float(2 * comm->size()) && m == std::floor(m))
+                << "item " << i << " of " << n << " claimed by no one or by several: " << m;
+        }
+        shared->fence();  // nobody clears the marks while another rank still checks them
     }
 }
 
@@ -275,14 +322,31 @@ TEST(MpiTrain, TwoRankRunsRepeatBitForBitAndResumeExactly) {
     const std::vector<float> pa = snapshot_params(a), pb = snapshot_params(b);
     ASSERT_EQ(pa.size(), pb.size());
     EXPECT_EQ(std::memcmp(pa.data(), pb.data(), pa.size() * sizeof(float)), 0);
-    // Gradients sent as messages instead of summed in shared memory: the same bits.
-    const std::string m = s.dir / "m.radiant", report = s.dir / "m.json";
+    // The ranks share the step's work (the default on one machine): hash levels, chunks and
+    // gradient blocks go to whichever thread of whichever rank claims them first. Two threads
+    // per rank: the same bits.
+    const std::string t = s.dir / "t.radiant", report_a = s.dir / "t.json";
+    std::string two_threads = s.train_args(t);
+    two_threads.replace(two_threads.find("--threads 1"), 11, "--threads 2");
+    ASSERT_EQ(run_shell(s.dir, mpirun(2, two_threads + " --steps 60 --report " + report_a)).exit_code, 0);
+    const std::vector<float> pt = snapshot_params(t);
+    ASSERT_EQ(pt.size(), pa.size());
+    EXPECT_EQ(std::memcmp(pa.data(), pt.data(), pa.size() * sizeof(float)), 0) << "the claimed work depends on threads";
+    std::ifstream in_a(report_a);
+    EXPECT_EQ(nlohmann::json::parse(in_a)["mpi_split"], "work");
+    // Gradients sent as messages instead of summed in shared memory: the same bits as shared
+    // memory with each rank training its own samples (as messages always do).
+    const std::string m = s.dir / "m.radiant", report = s.dir / "m.json", sm = s.dir / "s.radiant";
     ASSERT_EQ(run_shell(s.dir, mpirun(2, s.train_args(m) + " --steps 60 --mpi-exchange messages --report " + report)).exit_code, 0);
-    const std::vector<float> pm = snapshot_params(m);
+    ASSERT_EQ(run_shell(s.dir, mpirun(2, s.train_args(sm) + " --steps 60 --mpi-split samples")).exit_code, 0);
+    const std::vector<float> pm = snapshot_params(m), ps = snapshot_params(sm);
     ASSERT_EQ(pm.size(), pa.size());
-    EXPECT_EQ(std::memcmp(pa.data(), pm.data(), pa.size() * sizeof(float)), 0) << "the exchanges disagree";
+    ASSERT_EQ(ps.size(), pa.size());
+    EXPECT_EQ(std::memcmp(ps.data(), pm.data(), pa.size() * sizeof(float)), 0) << "the exchanges disagree";
     std::ifstream in(report);
-    EXPECT_EQ(nlohmann::json::parse(in)["mpi_exchange"], "messages");
+    const nlohmann::json rm = nlohmann::json::parse(in);
+    EXPECT_EQ(rm["mpi_exchange"], "messages");
+    EXPECT_EQ(rm["mpi_split"], "samples");
     // Stopped at step 25 (the sharded optimiser's state gathered into the snapshot), resumed.
     JobResult first = run_shell(s.dir, mpirun(2, s.train_args(c) + " --steps 60 --stop-at-step 25"));
     ASSERT_EQ(first.exit_code, 0) << first.err;

@@ -104,6 +104,7 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
     config.shard_optimizer = o.mpi_optimizer == "sharded";
     config.gradient_wire = o.mpi_wire == "bf16" ? WireFormat::kBf16 : WireFormat::kFp32;
     config.shared_memory_gradients = o.mpi_exchange == "auto";
+    config.share_step_across_ranks = o.mpi_split == "work";
     std::unique_ptr<NerfModel> model;
     if (resumed) {
         model = std::move(resumed->model);
@@ -145,9 +146,10 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
 
     const FieldConfig& fc = session.model().config().field;
     const std::string ranks_note =
-        comm.distributed() ? fmt::format(" on each of {} MPI ranks (Adam {}, gradients {})", comm.size(), o.mpi_optimizer,
+        comm.distributed() ? fmt::format(" on each of {} MPI ranks (Adam {}, gradients {}{})", comm.size(), o.mpi_optimizer,
                                          session.trainer().gradients_in_shared_memory() ? "summed in shared memory"
-                                                                                        : "sent as " + o.mpi_wire)
+                                                                                        : "sent as " + o.mpi_wire,
+                                         session.trainer().step_shared_across_ranks() ? ", work split" : "")
                            : "";
     if (root) {
         std::fprintf(stderr,
@@ -260,6 +262,7 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
         report.extra["mpi_optimizer"] = o.mpi_optimizer;
         report.extra["mpi_wire"] = o.mpi_wire;
         report.extra["mpi_exchange"] = session.trainer().gradients_in_shared_memory() ? "shared memory" : "messages";
+        report.extra["mpi_split"] = session.trainer().step_shared_across_ranks() ? "work" : "samples";
     }
     if (stopped_by) result.exit_code = stopped_by > 0 ? 128 + stopped_by : 0;
     if (!root) return result;
@@ -374,6 +377,13 @@ Command add_train_command(CLI::App& app) {
                     "on this machine (MPI shared windows), else sends them; messages always sends them. Both "
                     "give the same bits")
         ->check(CLI::IsMember({"auto", "messages"}))
+        ->capture_default_str();
+    cmd->add_option("--mpi-split", o->mpi_split,
+                    "under mpirun with gradients in shared memory: work has the ranks share each step's "
+                    "marched chunks and claim its work like threads (hash levels over every rank's samples, "
+                    "chunks, gradient blocks), so no table is walked twice and a slower core takes less; "
+                    "samples has each rank train its own chunks through every level")
+        ->check(CLI::IsMember({"work", "samples"}))
         ->capture_default_str();
     return {cmd, [o] {
                 if (o->steps == 0 && o->seconds <= 0) o->steps = 3000;

@@ -47,6 +47,7 @@ struct TrainOptions {
     // With several MPI ranks all on this machine: sum gradients and share the parameters in
     // shared memory ("auto") or always send them as messages ("messages").
     std::string mpi_exchange = "auto";
+    std::string mpi_split = "work";
 };
 
 struct TrainResult {

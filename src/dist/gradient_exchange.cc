@@ -40,7 +40,7 @@ float* GradientExchange::share_parameters(const float* current) {
     return m_shared_params->one_copy();
 }
 
-void GradientExchange::update(float* params, Adam& adam, ThreadPool& pool, const Lap& lap) {
+void GradientExchange::update(float* params, Adam& adam, ThreadPool& pool, const Lap& lap, const Holder& holder) {
     auto lap_of = [&](Phase p) {
         if (lap) lap(p);
     };
@@ -55,8 +55,12 @@ void GradientExchange::update(float* params, Adam& adam, ThreadPool& pool, const
             const ShardRange mine = m_comm->my_shard(m_n);
             m_shared_grads->fence();
             lap_of(Phase::kExchange);
-            adam.step(params, m_grads, pool, mine.begin, mine.end,
-                      [&](size_t first, size_t n) { m_shared_grads->sum_into_mine(first, n); });
+            adam.step(params, m_grads, pool, mine.begin, mine.end, [&](size_t first, size_t n) {
+                const int r = holder ? holder(first, first + n) : -1;
+                if (r >= 0) return m_shared_grads->segment(r) + first;  // Adam zeroes it there
+                m_shared_grads->sum_into_mine(first, n);
+                return m_grads + first;
+            });
             m_shared_grads->publish();
             lap_of(Phase::kOptimizer);
             if (m_shared_params && params == m_shared_params->one_copy())

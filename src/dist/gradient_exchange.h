@@ -6,8 +6,9 @@
 //   kLocal           one rank: Adam on this process's gradients.
 //   kSharedMemory    every rank on this machine, sharded Adam, fp32 gradients: each rank sums
 //                    its shard straight out of the others' gradient buffers (SharedSegments)
-//                    block by block as Adam reaches it, and updates one shared copy of the
-//                    parameters in place; a fence replaces the allgather.
+//                    block by block as Adam reaches it (or reads a block in place where one
+//                    rank alone holds it), and updates one shared copy of the parameters in
+//                    place; a fence replaces the allgather.
 //   kShardedMessages reduce-scatter, Adam on this rank's shard, allgather of the parameters.
 //   kReplicated      allreduce, the whole Adam on every rank.
 #pragma once
@@ -55,10 +56,14 @@ public:
     // Which part of the exchange a lap of the step's clock belongs to.
     enum class Phase { kExchange, kOptimizer };
     using Lap = std::function<void(Phase)>;
+    // With kSharedMemory: the rank whose gradient buffer alone holds [begin, end) this step
+    // (every other rank's holds zeros there), or -1 when several may hold parts of it. Adam
+    // then reads that rank's gradients in place instead of summing every rank's.
+    using Holder = std::function<int(size_t begin, size_t end)>;
     // Sums the step's gradients over ranks, updates `params` (n_params floats, the same on every
     // rank) with `adam`, and zeroes the gradients. `lap` (may be empty) is called as each part
-    // ends, for the trainer's phase times.
-    void update(float* params, Adam& adam, ThreadPool& pool, const Lap& lap = {});
+    // ends, for the trainer's phase times; `holder` may be empty.
+    void update(float* params, Adam& adam, ThreadPool& pool, const Lap& lap = {}, const Holder& holder = {});
 
     // Makes Adam's moments whole on every rank (a sharded optimiser keeps only its shard
     // current); collective, e.g. before a snapshot.

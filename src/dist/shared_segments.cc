@@ -1,6 +1,7 @@
 #include "dist/shared_segments.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 
@@ -13,6 +14,19 @@
 
 namespace radiant {
 
+namespace {
+// Whether any of n floats is non-zero (-0 counts as zero: it adds nothing to a sum).
+bool any_nonzero(const float* x, size_t n) {
+    uint32_t bits = 0;
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t u;
+        std::memcpy(&u, x + i, sizeof u);
+        bits |= u & 0x7FFFFFFFu;
+    }
+    return bits != 0;
+}
+}  // namespace
+
 void SharedSegments::sum_into_mine(size_t begin, size_t count) {
     float* out = mine() + begin;
     const size_t ranks = m_segments.size();
@@ -21,11 +35,18 @@ void SharedSegments::sum_into_mine(size_t begin, size_t count) {
     float acc[kBlock];
     for (size_t b = 0; b < count; b += kBlock) {
         const size_t m = std::min(kBlock, count - b);
+        // A block that only this rank wrote (most of a sparse table's, and every level this rank
+        // claimed when ranks split the hash levels) already holds its sum: skipping it saves the
+        // copy and, above all, dirtying the other segments' zeros.
+        bool others_wrote = false;
+        for (size_t r = 0; r < ranks && !others_wrote; ++r)
+            others_wrote = int(r) != m_rank && any_nonzero(m_segments[r] + begin + b, m);
+        if (!others_wrote) continue;
         for (size_t r = 0; r < ranks; ++r) {
             float* in = m_segments[r] + begin + b;
             if (r == 0) std::memcpy(acc, in, m * sizeof(float));
             else for (size_t i = 0; i < m; ++i) acc[i] += in[i];
-            if (int(r) != m_rank) std::memset(in, 0, m * sizeof(float));
+            if (int(r) != m_rank && any_nonzero(in, m)) std::memset(in, 0, m * sizeof(float));
         }
         std::memcpy(out + b, acc, m * sizeof(float));
     }
@@ -49,7 +70,7 @@ bool shm_has_room_for(size_t bytes) {
 
 }  // namespace
 
-std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, size_t n, Layout layout) {
+std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, size_t n, Layout layout, bool zeroed) {
     if (!comm.distributed() || comm.local_size() != comm.size() || n == 0) return nullptr;
     const size_t copies = layout == Layout::kPerRank ? size_t(comm.size()) : 1;
     if (comm.any(!shm_has_room_for(copies * n * sizeof(float)))) return nullptr;  // messages, then
@@ -79,7 +100,7 @@ std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, siz
             MPI_Win_shared_query(*win, layout == Layout::kPerRank ? r : 0, &bytes, &unit, &p);
             s->m_segments.push_back(p);
         }
-        if (mine) std::memset(base, 0, n * sizeof(float));
+        if (mine && zeroed) std::memset(base, 0, n * sizeof(float));
         MPI_Win_lock_all(MPI_MODE_NOCHECK, *win);  // the passive epoch MPI_Win_sync needs
         s->fence();
         return s;
@@ -109,7 +130,7 @@ void SharedSegments::publish() { MPI_Win_sync(window_of(m_window)); }
 
 #else  // no MPI: never allocated
 
-std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator&, size_t, Layout) { return nullptr; }
+std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator&, size_t, Layout, bool) { return nullptr; }
 SharedSegments::~SharedSegments() = default;
 void SharedSegments::fence() {}
 void SharedSegments::publish() {}

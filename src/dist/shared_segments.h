@@ -21,15 +21,18 @@ public:
     // kPerRank: one segment of n floats per rank (gradients). kOneCopy: a single array of n
     // floats that every rank maps (parameters: updated in place, one copy in cache).
     enum class Layout { kPerRank, kOneCopy };
-    // Zeroed segments; null when the ranks do not all share this machine, there is one rank,
-    // the build has no MPI, /dev/shm lacks the room, or the window cannot be allocated.
+    // Zeroed segments (`zeroed` false: left as the system maps them, so pages nobody writes cost
+    // no memory); null when the ranks do not all share this machine, there is one rank, the
+    // build has no MPI, /dev/shm lacks the room, or the window cannot be allocated.
     // Collective: every rank calls it with the same n and layout.
-    static std::unique_ptr<SharedSegments> allocate(Communicator& comm, size_t n, Layout layout = Layout::kPerRank);
+    static std::unique_ptr<SharedSegments> allocate(Communicator& comm, size_t n, Layout layout = Layout::kPerRank,
+                                                    bool zeroed = true);
     ~SharedSegments();  // collective, as the allocation (skipped while an exception unwinds)
     SharedSegments(const SharedSegments&) = delete;
     SharedSegments& operator=(const SharedSegments&) = delete;
 
     float* mine() { return m_segments[size_t(m_rank)]; }  // kPerRank
+    float* segment(int rank) { return m_segments[size_t(rank)]; }  // kPerRank
     float* one_copy() { return m_segments[0]; }           // kOneCopy
 
     // Every rank's writes to its segment so far are visible to every rank, and every rank has

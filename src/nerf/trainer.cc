@@ -59,14 +59,51 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
         std::vector<ParamRange>{{0, d0, false, true}, {d0, field.n_params() - d0, true, false}},
         field.n_params());
     m_chunks.resize(kChunks);
-    for (auto& c : m_chunks) c.grad.assign(field.n_params() - d0, 0.0f);
     const size_t max_tile = std::max(kTile, m_model.config().march.max_samples);
+    const size_t E = size_t(field.grid().n_output_dims());
     for (int t = 0; t < pool.size(); ++t)
-        m_scratch.push_back({field.make_workspace(max_tile),
-                             AlignedVector<float>(max_tile * size_t(field.grid().n_output_dims()))});
+        m_scratch.push_back({field.make_workspace(max_tile), AlignedVector<float>(max_tile * E),
+                             AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile),
+                             AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile)});
     m_level_order = field.grid().balanced_level_order();
+    if (config.share_step_across_ranks && gradients_in_shared_memory()) {
+        // A chunk holds at most its sample budget plus one ray's samples, and at most the
+        // largest rank's rays over its chunks (rounded up) plus one.
+        size_t rays_per_chunk = 0;
+        for (size_t r = 0; r < ranks; ++r) {
+            const size_t rank_rays = part_of(std::max(config.target_samples, config.initial_rays), r, ranks);
+            const size_t rank_chunks = part_of(kChunks, r, ranks);
+            rays_per_chunk = std::max(rays_per_chunk, (rank_rays + rank_chunks - 1) / rank_chunks + 1);
+        }
+        SharedStepSizes sizes;
+        sizes.chunks = kChunks;
+        sizes.samples_per_chunk = chunk_sample_budget() + m_model.config().march.max_samples;
+        sizes.rays_per_chunk = rays_per_chunk;
+        sizes.enc_dims = E;
+        sizes.mlp_params = field.n_params() - d0;
+        sizes.grid_cells = m_model.grid().n_cells();
+        const int L = field.grid().config().n_levels;
+        sizes.gradient_items = size_t(L) + (sizes.mlp_params + kMlpBlock - 1) / kMlpBlock;
+        m_shared = SharedStepBuffers::allocate(*m_comm, m_pool, sizes);
+        m_level_item.resize(size_t(L));
+        for (int level = L - 1; level >= 0; --level) {
+            m_level_item[size_t(level)] = m_claim_order.size();
+            m_claim_order.push_back(level);
+            m_level_begin.push_back(field.grid().levels()[size_t(level)].param_offset);
+        }
+        std::reverse(m_level_begin.begin(), m_level_begin.end());
+        m_level_begin.push_back(field.grid().n_params());
+        RD_CHECK(std::is_sorted(m_level_begin.begin(), m_level_begin.end()) && m_level_begin.back() <= d0);
+    }
+    if (!m_shared)
+        for (auto& c : m_chunks) c.grad.assign(field.n_params() - d0, 0.0f);
     mark_unseen_cells_dead();
 }
+
+size_t NerfTrainer::chunk_sample_budget() const {
+    return std::max<size_t>(4 * m_config.target_samples / kChunks, m_model.config().march.max_samples);
+}
+
 
 void NerfTrainer::mark_unseen_cells_dead() {
     // Every rank's cameras (each rank stages its own share), so all ranks kill the same cells.
@@ -112,6 +149,12 @@ void NerfTrainer::restore_progress(uint64_t step, size_t next_rays, const std::v
 
 void NerfTrainer::update_grid() {
     Pcg32 rng = stream_for(m_config.seed, m_step, 0xFFFFFFFFull);
+    m_model.grid().update([&](const float* pos, size_t n, float* out) { grid_densities(pos, n, out); }, rng,
+                          m_step < uint64_t(m_config.grid_warmup_steps));
+}
+
+void NerfTrainer::grid_densities(const float* pos, size_t n, float* out) {
+    if (m_shared) return grid_densities_split(pos, n, out);
     const NerfField& field = m_model.field();
     // Ranks evaluate their shares of the cells and swap the results: every rank ends with the
     // same grid.
@@ -120,24 +163,58 @@ void NerfTrainer::update_grid() {
     const size_t E = size_t(field.grid().n_output_dims());
     ensure(m_grid_mapped, 3 * kGridBlock);
     ensure(m_grid_enc, E * kGridBlock);
-    auto density = [&](const float* pos, size_t n, float* out) {
-        const ShardRange part = dist ? m_comm->my_shard(n) : ShardRange{0, n};
-        for (size_t b0 = part.begin; b0 < part.end; b0 += kGridBlock) {
-            const size_t nb = std::min(kGridBlock, part.end - b0);
-            field.map_positions(pos + 3 * b0, nb, m_grid_mapped.data());
-            m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
-                const int level = m_level_order[i];
-                field.grid().forward_levels(m_model.params().data(), m_grid_mapped.data(), nb, m_grid_enc.data(), nb,
-                                            level, level + 1);
-            });
-            m_pool.parallel_for((nb + kTile - 1) / kTile, [&](size_t tile, int t) {
-                const size_t i0 = tile * kTile, nt = std::min(kTile, nb - i0);
-                field.density_encoded(m_model.packed(), m_grid_enc.data() + i0, nb, nt, m_scratch[t].ws, out + b0 + i0);
-            });
+    const ShardRange part = dist ? m_comm->my_shard(n) : ShardRange{0, n};
+    for (size_t b0 = part.begin; b0 < part.end; b0 += kGridBlock) {
+        const size_t nb = std::min(kGridBlock, part.end - b0);
+        field.map_positions(pos + 3 * b0, nb, m_grid_mapped.data());
+        m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
+            const int level = m_level_order[i];
+            field.grid().forward_levels(m_model.params().data(), m_grid_mapped.data(), nb, m_grid_enc.data(), nb,
+                                        level, level + 1);
+        });
+        m_pool.parallel_for((nb + kTile - 1) / kTile, [&](size_t tile, int t) {
+            const size_t i0 = tile * kTile, nt = std::min(kTile, nb - i0);
+            field.density_encoded(m_model.packed(), m_grid_enc.data() + i0, nb, nt, m_scratch[t].ws, out + b0 + i0);
+        });
+    }
+    if (dist) m_comm->allgather_shards(out, n);
+}
+
+// Blocks of cells, claimed over all ranks' threads: each claimer encodes its block level by
+// level and runs the density MLP over it into the shared densities, which every rank then
+// copies out. (Split by levels instead, as the step's samples are, it was no faster, with two
+// barriers per block.)
+void NerfTrainer::grid_densities_split(const float* pos, size_t n, float* out) {
+    const NerfField& field = m_model.field();
+    const size_t E = size_t(field.grid().n_output_dims());
+    RD_CHECK(n <= m_shared->sizes().grid_cells);
+    if (m_grid_scratch.empty()) {
+        // Large blocks pay (on 2 ranks, lego-200's grid updates took 18 ms a step with 256 K
+        // cells a claim, 32 ms with 16 K, BENCHMARKS.md); the same size on every rank, and
+        // ~36 MB of scratch per thread whatever the threads.
+        m_grid_scratch_block = std::max(kGridBlock / 4, (size_t(1) << 19) / m_shared->claimants());
+        m_grid_scratch.resize(size_t(m_pool.size()));
+        for (GridScratch& g : m_grid_scratch) {
+            g.mapped.resize(3 * m_grid_scratch_block);
+            g.enc.resize(E * m_grid_scratch_block);
         }
-        if (dist) m_comm->allgather_shards(out, n);
-    };
-    m_model.grid().update(density, rng, m_step < uint64_t(m_config.grid_warmup_steps));
+    }
+    float* density = m_shared->grid_density();
+    const size_t B = m_grid_scratch_block;
+    m_shared->claim_each(m_pool, (n + B - 1) / B, [&](size_t block, int t) {
+        GridScratch& g = m_grid_scratch[size_t(t)];
+        const size_t b0 = block * B, nb = std::min(B, n - b0);
+        field.map_positions(pos + 3 * b0, nb, g.mapped.data());
+        for (int level : m_level_order)
+            field.grid().forward_levels(m_model.params().data(), g.mapped.data(), nb, g.enc.data(), nb, level, level + 1);
+        for (size_t i0 = 0; i0 < nb; i0 += kTile)
+            field.density_encoded(m_model.packed(), g.enc.data() + i0, nb, std::min(kTile, nb - i0), m_scratch[size_t(t)].ws,
+                                  density + b0 + i0);
+    });
+    m_shared->fence();  // every block's densities written
+    std::copy(density, density + n, out);
+    // The next writer of the densities (the next update) first passes several fences of the
+    // steps between, so no rank still copies them out then.
 }
 
 // Draws the chunk's rays (every ray draws its random numbers, even when the sample budget is
@@ -145,7 +222,7 @@ void NerfTrainer::update_grid() {
 size_t NerfTrainer::march_rays(Chunk& ch, size_t c, size_t ray_begin, size_t ray_end) {
     Pcg32 rng = stream_for(m_config.seed, m_step, c);
     const MarchConfig& march = m_model.config().march;
-    const size_t budget = std::max<size_t>(4 * m_config.target_samples / kChunks, march.max_samples);
+    const size_t budget = chunk_sample_budget();
     ensure(ch.march, march.max_samples);
     ch.ray_begin.clear();
     ch.target.clear();
@@ -174,30 +251,29 @@ size_t NerfTrainer::march_rays(Chunk& ch, size_t c, size_t ray_begin, size_t ray
 
 // Rays [r0, r1) of the chunk, whose samples form one tile: forward, composite, loss and the
 // whole backward while the tile is in cache. Returns the summed loss.
-double NerfTrainer::train_group(Chunk& ch, size_t r0, size_t r1, int thread) {
+double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int thread) {
     const NerfField& field = m_model.field();
     const float* params = m_model.params().data();
     ThreadScratch& scratch = m_scratch[size_t(thread)];
     const size_t i0 = ch.ray_begin[r0], nt = ch.ray_begin[r1] - i0;
+    float *sigma = scratch.sigma.data(), *rgb = scratch.rgb.data();
+    float *d_sigma = scratch.d_sigma.data(), *d_rgb = scratch.d_rgb.data();
     if (nt > 0)
-        field.forward_encoded(m_model.packed(), &ch.enc[i0], ch.n, &ch.samples.dir[3 * i0], nt, scratch.ws,
-                              &ch.sigma[i0], &ch.rgb[3 * i0]);
+        field.forward_encoded(m_model.packed(), ch.enc + i0, ch.n, ch.dir + 3 * i0, nt, scratch.ws, sigma, rgb);
     const float grad_scale = 1.0f / float(std::max<size_t>(m_rays, 1) * 3);
     double loss = 0.0;
     for (size_t r = r0; r < r1; ++r) {
-        const size_t s0 = ch.ray_begin[r], m = ch.ray_begin[r + 1] - s0;
-        const float* bg = &ch.background[3 * r];
-        const float *sigma = ch.sigma.data() + s0, *rgb = ch.rgb.data() + 3 * s0, *dt = ch.samples.dt.data() + s0;
-        const CompositeResult cr = composite_forward(sigma, rgb, dt, m, bg);
+        const size_t s0 = ch.ray_begin[r] - i0, m = ch.ray_begin[r + 1] - ch.ray_begin[r];  // s0 within the tile
+        const float* bg = ch.background + 3 * r;
+        const float* dt = ch.dt + i0 + s0;
+        const CompositeResult cr = composite_forward(sigma + s0, rgb + 3 * s0, dt, m, bg);
         float d_color[3];
-        loss += loss_and_gradient(m_config.loss, cr.rgb, &ch.target[3 * r], 3, grad_scale, d_color,
+        loss += loss_and_gradient(m_config.loss, cr.rgb, ch.target + 3 * r, 3, grad_scale, d_color,
                                   KernelImpl::kScalar);
-        composite_backward(sigma, rgb, dt, m, bg, cr, d_color, ch.d_sigma.data() + s0,
-                           ch.d_rgb.data() + 3 * s0, nullptr);
+        composite_backward(sigma + s0, rgb + 3 * s0, dt, m, bg, cr, d_color, d_sigma + s0, d_rgb + 3 * s0, nullptr);
     }
     if (nt == 0) return loss;
-    field.backward(params, m_model.packed(), &ch.d_sigma[i0], &ch.d_rgb[3 * i0], nt, scratch.ws,
-                   ch.grad.data(), scratch.d_enc.data());
+    field.backward(params, m_model.packed(), d_sigma, d_rgb, nt, scratch.ws, ch.grad, scratch.d_enc.data());
     // The hash backward streams each feature over all samples: store d_enc feature-major.
     const size_t E = size_t(field.grid().n_output_dims()), n = ch.n;
     for (size_t i = 0; i < nt; ++i)
@@ -206,37 +282,143 @@ double NerfTrainer::train_group(Chunk& ch, size_t r0, size_t r1, int thread) {
 }
 
 // Marches the chunk's rays and sizes its per-sample buffers; the positions are mapped for the
-// encoding, which runs level by level over all chunks before train_chunk().
+// encoding, which runs level by level over all chunks before train_chunk(). When ranks share
+// the step, the chunk goes into the shared buffers for whichever rank trains it.
 void NerfTrainer::prepare_chunk(size_t c, size_t ray_begin, size_t ray_end) {
     Chunk& ch = m_chunks[c];
-    size_t n = march_rays(ch, c, ray_begin, ray_end);
-    const size_t rays = ch.ray_begin.size() - 1;
+    ch.n = march_rays(ch, c, ray_begin, ray_end);
+    ch.rays = ch.ray_begin.size() - 1;
+    const size_t n = ch.n;
+    if (m_shared) {
+        SharedStepBuffers& sh = *m_shared;
+        RD_CHECK(n <= sh.sizes().samples_per_chunk && ch.rays < sh.sizes().rays_per_chunk);
+        sh.samples(c) = uint32_t(n);
+        sh.rays(c) = uint32_t(ch.rays);
+        std::copy(ch.ray_begin.begin(), ch.ray_begin.end(), sh.ray_begin(c));
+        std::copy(ch.target.begin(), ch.target.end(), sh.target(c));
+        std::copy(ch.background.begin(), ch.background.end(), sh.background(c));
+        std::copy(ch.samples.dir.begin(), ch.samples.dir.begin() + 3 * n, sh.dir(c));
+        std::copy(ch.samples.dt.begin(), ch.samples.dt.begin() + n, sh.dt(c));
+        m_model.field().map_positions(ch.samples.pos.data(), n, sh.mapped(c));
+        return;
+    }
     const size_t E = size_t(m_model.field().grid().n_output_dims());
-    ch.n = n;
-    ch.rays = rays;
-    n = std::max<size_t>(n, 1);  // keeps data() + offset valid when no ray hit anything
-    ensure(ch.sigma, n);
-    ensure(ch.d_sigma, n);
-    ensure(ch.rgb, 3 * n);
-    ensure(ch.d_rgb, 3 * n);
-    ensure(ch.mapped, 3 * n);
-    ensure(ch.enc, E * n);
-    ensure(ch.d_enc, E * n);
-    m_model.field().map_positions(ch.samples.pos.data(), ch.n, ch.mapped.data());
+    const size_t room = std::max<size_t>(n, 1);  // keeps data() + offset valid when no ray hit anything
+    ensure(ch.mapped, 3 * room);
+    ensure(ch.enc, E * room);
+    ensure(ch.d_enc, E * room);
+    m_model.field().map_positions(ch.samples.pos.data(), n, ch.mapped.data());
 }
 
-void NerfTrainer::train_chunk(Chunk& ch, int thread) {
-    const size_t rays = ch.rays;
-    std::fill(ch.grad.begin(), ch.grad.end(), 0.0f);
+NerfTrainer::ChunkView NerfTrainer::view_of(size_t c) {
+    ChunkView v;
+    if (m_shared) {
+        SharedStepBuffers& sh = *m_shared;
+        v.n = sh.samples(c);
+        v.rays = sh.rays(c);
+        v.ray_begin = sh.ray_begin(c);
+        v.target = sh.target(c);
+        v.background = sh.background(c);
+        v.dir = sh.dir(c);
+        v.dt = sh.dt(c);
+        v.mapped = sh.mapped(c);
+        v.enc = sh.enc(c);
+        v.d_enc = sh.d_enc(c);
+        v.grad = sh.mlp_grad(c);
+        v.loss = &sh.loss(c);
+        return v;
+    }
+    Chunk& ch = m_chunks[c];
+    v.n = ch.n;
+    v.rays = ch.rays;
+    v.ray_begin = ch.ray_begin.data();
+    v.target = ch.target.data();
+    v.background = ch.background.data();
+    v.dir = ch.samples.dir.data();
+    v.dt = ch.samples.dt.data();
+    v.mapped = ch.mapped.data();
+    v.enc = ch.enc.data();
+    v.d_enc = ch.d_enc.data();
+    v.grad = ch.grad.data();
+    v.loss = &ch.loss;
+    return v;
+}
+
+void NerfTrainer::train_chunk(const ChunkView& ch, int thread) {
+    const NerfField& field = m_model.field();
+    std::fill(ch.grad, ch.grad + (field.n_params() - field.density_offset()), 0.0f);
     double loss = 0.0;
     // Group whole rays into tiles of at most kTile samples (a longer ray is a tile of its own).
-    for (size_t r0 = 0; r0 < rays;) {
+    for (size_t r0 = 0; r0 < ch.rays;) {
         size_t r1 = r0 + 1;
-        while (r1 < rays && ch.ray_begin[r1 + 1] - ch.ray_begin[r0] <= kTile) ++r1;
+        while (r1 < ch.rays && ch.ray_begin[r1 + 1] - ch.ray_begin[r0] <= kTile) ++r1;
         loss += train_group(ch, r0, r1, thread);
         r0 = r1;
     }
-    ch.loss = loss;
+    *ch.loss = loss;
+}
+
+// Every rank's chunks are marched into the shared buffers; the ranks' threads claim the rest.
+void NerfTrainer::train_shared_step(float* grads) {
+    SharedStepBuffers& sh = *m_shared;
+    const NerfField& field = m_model.field();
+    const size_t L = m_claim_order.size();
+    auto lap = [&, t = Timer()](double& into) mutable { into += t.seconds(); t.reset(); };
+    sh.fence();
+    lap(m_phase.exchange);
+    // The hash forward, a level over every chunk per item.
+    sh.claim_each(m_pool, L, [&](size_t i, int) {
+        const int level = m_claim_order[i];
+        for (size_t c = 0; c < kChunks; ++c)
+            if (const size_t n = sh.samples(c))
+                field.grid().forward_levels(m_model.params().data(), sh.mapped(c), n, sh.enc(c), n, level, level + 1);
+    });
+    lap(m_phase.encoding);
+    sh.fence();
+    lap(m_phase.exchange);
+    // The chunks: MLP forward, compositing, loss, backward.
+    sh.claim_each(m_pool, kChunks, [&](size_t c, int t) { train_chunk(view_of(c), t); });
+    lap(m_phase.chunks);
+    sh.fence();
+    lap(m_phase.exchange);
+    // The gradients, each whole in its claimer's buffer: a hash level summed over the chunks in
+    // chunk order, or a block of the MLP's gradients summed over the chunks in chunk order.
+    const size_t d0 = field.density_offset(), nm = field.n_params() - d0;
+    const size_t mlp_blocks = (nm + kMlpBlock - 1) / kMlpBlock;
+    const uint32_t me = uint32_t(m_comm->rank());
+    sh.claim_each(m_pool, L + mlp_blocks, [&](size_t i, int) {
+        sh.holder(i) = me;
+        if (i < L) {
+            const int level = m_claim_order[i];
+            for (size_t c = 0; c < kChunks; ++c)
+                if (const size_t n = sh.samples(c))
+                    field.grid().backward(sh.mapped(c), n, sh.d_enc(c), n, grads, level, level + 1);
+            return;
+        }
+        const size_t b = (i - L) * kMlpBlock, e = std::min(nm, b + kMlpBlock);
+        float* out = grads + d0;
+        std::copy(sh.mlp_grad(0) + b, sh.mlp_grad(0) + e, out + b);
+        for (size_t c = 1; c < kChunks; ++c) {
+            const float* g = sh.mlp_grad(c);
+            for (size_t j = b; j < e; ++j) out[j] += g[j];
+        }
+    });
+    sh.publish();  // the holders, for the other ranks' Adam after the exchange's fence
+    lap(m_phase.gradients);
+}
+
+int NerfTrainer::gradient_holder(size_t begin, size_t end) {
+    const size_t d0 = m_model.field().density_offset();
+    if (end <= m_level_begin.back()) {  // within the hash grid: one level's table?
+        const size_t level = size_t(std::upper_bound(m_level_begin.begin(), m_level_begin.end(), begin) -
+                                    m_level_begin.begin()) - 1;
+        if (end > m_level_begin[level + 1]) return -1;
+        return int(m_shared->holder(m_level_item[level]));
+    }
+    if (begin < d0) return -1;
+    const size_t block = (begin - d0) / kMlpBlock;  // within one block of the MLP's?
+    if (end > d0 + (block + 1) * kMlpBlock) return -1;
+    return int(m_shared->holder(m_claim_order.size() + block));
 }
 
 void NerfTrainer::gather_optimizer_state() { m_exchange->gather_optimizer_state(*m_adam); }
@@ -254,43 +436,49 @@ double NerfTrainer::step() {
         prepare_chunk(c0 + i, my_rays * i / n_local, my_rays * (i + 1) / n_local);
     });
     lap(m_phase.chunks);
-    // The hash-grid forward of every sample of the step, one level per task (as the backward
-    // below): a level's table stays in cache across the step's samples.
     const NerfField& field = m_model.field();
-    m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
-        const int level = m_level_order[i];
-        for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
-            Chunk& ch = m_chunks[c];
-            if (ch.n) field.grid().forward_levels(m_model.params().data(), ch.mapped.data(), ch.n, ch.enc.data(), ch.n, level, level + 1);
-        }
-    });
-    lap(m_phase.encoding);
-    m_pool.parallel_for(n_local, [&](size_t i, int t) { train_chunk(m_chunks[c0 + i], t); });
-    lap(m_phase.chunks);
-    // MLP gradients: chunks summed in order.
-    const size_t d0 = field.density_offset(), nm = field.n_params() - d0;
     float* grads = m_exchange->gradients();
-    m_pool.parallel_ranges(nm, [&](size_t b, size_t e, int) {
-        for (size_t j = b; j < e; ++j) {
-            float acc = 0.0f;
-            for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) acc += m_chunks[c].grad[j];
-            grads[d0 + j] = acc;
-        }
-    });
-    // Hash tables: one level per task, chunks in order.
-    m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
-        const int level = m_level_order[i];
-        for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
-            const Chunk& ch = m_chunks[c];
-            if (ch.n) field.grid().backward(ch.mapped.data(), ch.n, ch.d_enc.data(), ch.n, grads, level, level + 1);
-        }
-    });
-
-    lap(m_phase.gradients);
+    if (m_shared) {
+        train_shared_step(grads);
+        phase.reset();
+    } else {
+        // The hash-grid forward of every sample of the step, one level per task (as the
+        // backward below): a level's table stays in cache across the step's samples.
+        m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
+            const int level = m_level_order[i];
+            for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
+                Chunk& ch = m_chunks[c];
+                if (ch.n)
+                    field.grid().forward_levels(m_model.params().data(), ch.mapped.data(), ch.n, ch.enc.data(), ch.n,
+                                                level, level + 1);
+            }
+        });
+        lap(m_phase.encoding);
+        m_pool.parallel_for(n_local, [&](size_t i, int t) { train_chunk(view_of(c0 + i), t); });
+        lap(m_phase.chunks);
+        // MLP gradients: chunks summed in order.
+        const size_t d0 = field.density_offset(), nm = field.n_params() - d0;
+        m_pool.parallel_ranges(nm, [&](size_t b, size_t e, int) {
+            for (size_t j = b; j < e; ++j) {
+                float acc = 0.0f;
+                for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) acc += m_chunks[c].grad[j];
+                grads[d0 + j] = acc;
+            }
+        });
+        // Hash tables: one level per task, chunks in order.
+        m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
+            const int level = m_level_order[i];
+            for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
+                const Chunk& ch = m_chunks[c];
+                if (ch.n) field.grid().backward(ch.mapped.data(), ch.n, ch.d_enc.data(), ch.n, grads, level, level + 1);
+            }
+        });
+        lap(m_phase.gradients);
+    }
     double loss = 0.0;
     double rays = 0, samples = 0;
     for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
-        loss += m_chunks[c].loss;
+        loss += m_shared ? m_shared->loss(c) : m_chunks[c].loss;  // (whoever trained the chunk)
         rays += double(m_chunks[c].rays);
         samples += double(m_chunks[c].n);
     }
@@ -305,9 +493,12 @@ double NerfTrainer::step() {
     }
     lap(m_phase.exchange);
     // ... and the large one: gradients summed over ranks, then Adam.
-    m_exchange->update(m_model.params().data(), *m_adam, m_pool, [&](GradientExchange::Phase p) {
-        lap(p == GradientExchange::Phase::kExchange ? m_phase.exchange : m_phase.optimizer);
-    });
+    GradientExchange::Holder holder;
+    if (m_shared) holder = [this](size_t begin, size_t end) { return gradient_holder(begin, end); };
+    m_exchange->update(
+        m_model.params().data(), *m_adam, m_pool,
+        [&](GradientExchange::Phase p) { lap(p == GradientExchange::Phase::kExchange ? m_phase.exchange : m_phase.optimizer); },
+        holder);
     m_model.repack();
     lap(m_phase.optimizer);
     ++m_step;

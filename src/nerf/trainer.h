@@ -11,7 +11,12 @@
 //
 // Data parallel over ranks (MPI): the chunks are global; rank r runs its contiguous share of
 // them on the images it staged, and the per-rank gradient buffers are summed in rank order
-// once per step. With one rank this is exactly the single-process trainer.
+// once per step. With one rank this is exactly the single-process trainer. Ranks that share
+// one machine go further (SharedStepBuffers): each marches its own chunks into shared memory,
+// and then all ranks' threads claim the step's work as it comes: hash levels over every rank's
+// samples (no table walked twice a step), chunks, MLP gradient blocks, and the occupancy
+// updates' levels and tiles; so a rank on a slower core takes less instead of holding the
+// others back.
 #pragma once
 
 #include <memory>
@@ -24,6 +29,7 @@
 #include "dist/gradient_exchange.h"
 #include "io/staging.h"
 #include "nerf/model.h"
+#include "nerf/shared_step_buffers.h"
 #include "nn/adam.h"
 #include "nn/loss.h"
 
@@ -49,6 +55,12 @@ struct NerfTrainConfig {
     // instead of sending copies, and update one shared copy of the parameters in place instead
     // of gathering them. Same bits either way; false forces the messages.
     bool shared_memory_gradients = true;
+    // With gradients in shared memory: the ranks also share the step's chunks once marched
+    // (SharedStepBuffers) and claim its work like threads: hash levels over every rank's
+    // samples, chunks, MLP gradient blocks, and the occupancy updates' levels and tiles. Changes
+    // the order of the gradients' sums (each is summed over all chunks in chunk order in one
+    // place), not their meaning.
+    bool share_step_across_ranks = true;
 };
 
 // The geometric mean of pixel_footprint() over the staged training views of every rank (each
@@ -80,6 +92,8 @@ public:
     // Whether ranks sum gradients in shared memory and share one copy of the parameters
     // (NerfTrainConfig::shared_memory_gradients asked for it and every rank is on this machine).
     bool gradients_in_shared_memory() const { return m_exchange->kind() == ExchangeKind::kSharedMemory; }
+    // Whether ranks share the step once marched (NerfTrainConfig::share_step_across_ranks).
+    bool step_shared_across_ranks() const { return m_shared != nullptr; }
 
     // Seconds this process spent in each phase of its steps (for benchmarks' breakdowns).
     struct PhaseSeconds {
@@ -112,7 +126,6 @@ private:
         std::vector<uint32_t> ray_begin;    // per ray: first sample (+1 entry at the end)
         std::vector<float> target, background;  // per ray, 3 each
         SampleArrays samples;  // marched samples (positions, directions, step lengths)
-        AlignedVector<float> sigma, rgb, d_sigma, d_rgb;  // per sample
         AlignedVector<float> enc;     // feature-major [L*F][n], the hash-grid forward
         AlignedVector<float> d_enc;   // feature-major [L*F][n], for the hash backward
         AlignedVector<float> mapped;  // positions as the encoding sees them, [n][3]
@@ -121,11 +134,32 @@ private:
         double loss = 0;
         size_t rays = 0;
     };
+    // What training a marched chunk reads and writes: a Chunk's buffers, or the chunk's part of
+    // SharedStepBuffers when the ranks share the step.
+    struct ChunkView {
+        size_t n = 0, rays = 0;
+        const uint32_t* ray_begin = nullptr;
+        const float *target = nullptr, *background = nullptr, *dir = nullptr, *dt = nullptr;
+        const float* mapped = nullptr;
+        float *enc = nullptr, *d_enc = nullptr, *grad = nullptr;
+        double* loss = nullptr;
+    };
+    ChunkView view_of(size_t c);
     void prepare_chunk(size_t c, size_t ray_begin, size_t ray_end);
-    void train_chunk(Chunk& ch, int thread);
+    void train_chunk(const ChunkView& ch, int thread);
     size_t march_rays(Chunk& ch, size_t c, size_t ray_begin, size_t ray_end);
-    double train_group(Chunk& ch, size_t r0, size_t r1, int thread);
+    double train_group(const ChunkView& ch, size_t r0, size_t r1, int thread);
+    // The rest of a step once this rank's chunks are marched, when ranks share the step
+    // (SharedStepBuffers): every part claimed over all ranks' threads.
+    void train_shared_step(float* grads);
     void update_grid();
+    // Most samples one chunk can hold (march_rays stops adding rays past its budget).
+    size_t chunk_sample_budget() const;
+    // Occupancy-grid densities at n positions (the same on every rank), all of them into
+    // `out` on every rank: by samples (each rank evaluates its shard), or by blocks of cells
+    // claimed over the ranks when they share the step.
+    void grid_densities(const float* pos, size_t n, float* out);
+    void grid_densities_split(const float* pos, size_t n, float* out);
     // Kills the grid cells no training camera of any rank sees (grid_visibility.h).
     void mark_unseen_cells_dead();
 
@@ -143,10 +177,23 @@ private:
     struct ThreadScratch {
         NerfField::Workspace ws;
         AlignedVector<float> d_enc;  // one tile, row-major
+        AlignedVector<float> sigma, rgb, d_sigma, d_rgb;  // one tile
     };
     std::vector<ThreadScratch> m_scratch;
     std::vector<int> m_level_order;
+    std::unique_ptr<SharedStepBuffers> m_shared;  // levels split across ranks, else null
+    std::vector<int> m_claim_order;  // levels as ranks claim them: finest (dearest) first
+    std::vector<size_t> m_level_item;   // level -> its index in m_claim_order
+    std::vector<size_t> m_level_begin;  // level -> first parameter (+1 entry: the grid's end)
+    static constexpr size_t kMlpBlock = 4096;  // MLP gradients summed over chunks per work item
+    // With a shared step: the rank whose gradient buffer alone holds [begin, end), or -1.
+    int gradient_holder(size_t begin, size_t end);
     AlignedVector<float> m_grid_mapped, m_grid_enc;  // one block of occupancy-update cells
+    struct GridScratch {
+        AlignedVector<float> mapped, enc;  // one claimed block of cells
+    };
+    std::vector<GridScratch> m_grid_scratch;  // per thread, when ranks share the step
+    size_t m_grid_scratch_block = 0;          // cells per claimed block
     uint64_t m_step = 0;
     size_t m_rays = 0;  // planned rays this step, all ranks
     std::vector<size_t> m_rank_rays;  // each rank's part of m_rays

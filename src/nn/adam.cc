@@ -46,8 +46,8 @@ void Adam::step(float* params, float* grads, ThreadPool& pool, size_t begin, siz
         pool.parallel_for(n_blocks, [&](size_t b, int) {
             size_t first = lo + b * kBlock;
             size_t n = std::min(kBlock, hi - first);
-            if (before_block) before_block(first, n);
-            adam_update(a, params + first, grads + first, m_m.data() + first, m_v.data() + first, n, m_impl);
+            float* g = before_block ? before_block(first, n) : grads + first;
+            adam_update(a, params + first, g, m_m.data() + first, m_v.data() + first, n, m_impl);
         });
     }
 }

@@ -59,8 +59,10 @@ public:
     void step(float* params, float* grads, ThreadPool& pool, size_t begin, size_t end);
     // The same, calling before_block(first, n) on each block of grads just before its update,
     // on the thread that updates it: gradients can be summed in a block at a time while the
-    // block is in cache (ranks reading each other's shared gradients).
-    using BlockHook = std::function<void(size_t first, size_t n)>;
+    // block is in cache (ranks reading each other's shared gradients). It returns where the
+    // block's gradients are (grads + first, or another buffer holding them whole), which the
+    // update reads and zeroes.
+    using BlockHook = std::function<float*(size_t first, size_t n)>;
     void step(float* params, float* grads, ThreadPool& pool, size_t begin, size_t end, const BlockHook& before_block);
 
     uint64_t steps_taken() const { return m_step; }
