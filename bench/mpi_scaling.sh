@@ -46,8 +46,12 @@ for opt in sharded replicated; do
     for wire in fp32 bf16; do
         run "strong-2-$opt-$wire" 2 --steps "$steps" --mpi-optimizer "$opt" --mpi-wire "$wire"
     done
-    # The default (sharded, fp32) sums gradients in shared memory; the same with messages.
-    [ "$opt" = sharded ] && run strong-2-sharded-fp32-messages 2 --steps "$steps" --mpi-exchange messages
+    # The default (sharded, fp32) shares the step's work in shared memory; the same with each
+    # rank training its own samples, and with messages.
+    if [ "$opt" = sharded ]; then
+        run strong-2-sharded-fp32-samples 2 --steps "$steps" --mpi-split samples
+        run strong-2-sharded-fp32-messages 2 --steps "$steps" --mpi-exchange messages
+    fi
     run "strong-1-again-$opt" 1 --steps "$steps"
 done
 run weak-1 1 --steps "$steps" --target-samples 65536
@@ -64,9 +68,9 @@ fi
     echo "| ranks x threads | Adam | gradients | ms/step | speed-up | chunks | gradients | grid | Adam | exchange |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     echo "| 1 x 1 | whole | - | $(printf %.1f "$base") | 1.00x | $(shares strong-1) |"
-    for n in strong-2-sharded-fp32 strong-2-sharded-fp32-messages strong-2-sharded-bf16 strong-2-replicated-fp32 \
-        strong-2-replicated-bf16; do
-        how=$(jq -r '.mpi_optimizer + " | " + (if .mpi_exchange == "shared memory" then "fp32, shared memory" else .mpi_wire + " messages" end)' "$out/$n.json")
+    for n in strong-2-sharded-fp32 strong-2-sharded-fp32-samples strong-2-sharded-fp32-messages strong-2-sharded-bf16 \
+        strong-2-replicated-fp32 strong-2-replicated-bf16; do
+        how=$(jq -r '.mpi_optimizer + " | " + (if .mpi_exchange == "shared memory" then "fp32, shared memory, " + .mpi_split + " split" else .mpi_wire + " messages" end)' "$out/$n.json")
         ms=$(step_ms "$n")
         echo "| 2 x 1 | $how | $(printf %.1f "$ms") | $(jq -n "$base / $ms * 100 | floor / 100")x | $(shares "$n") |"
     done

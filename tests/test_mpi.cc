@@ -18,11 +18,13 @@
 
 #include "cli_test_util.h"
 #include "core/error.h"
-#include "dist/communicator.h"
-#include "dist/shared_segments.h"
 #include "core/thread_pool.h"
+#include "dist/communicator.h"
+#include "dist/gradient_exchange.h"
+#include "dist/shared_segments.h"
 #include "nerf/shared_step_buffers.h"
 #include "io/staging.h"
+#include "nn/adam.h"
 #include "nerf/model_io.h"
 #include "small_demo_scene.h"
 #include "test_util.h"
@@ -199,11 +201,20 @@ TEST(MpiCollectives, SharedSegmentsSumInRankOrderAndClearWhatWasRead) {
     ASSERT_NE(shared, nullptr) << "all ranks of this test run on one machine";
     const int N = comm->size(), me = comm->rank();
     float* mine = shared->mine();
-    // Some blocks of the sum written by one rank only (as a hash level claimed by one rank, or a
-    // sparse table's rows): the sum skips what only the summing rank wrote, and must still
-    // take what only another rank wrote.
-    auto written_by = [&](int rank, size_t i) { return (i / 1500) % 2 == 0 || int((i / 3000) % size_t(N)) == rank; };
-    for (size_t i = 0; i < n; ++i) mine[i] = written_by(me, i) ? value_of(me, i) : 0.0f;
+    // The sum is asked for in pieces of 1000 from each shard's start. In every shard: the first
+    // piece written by the shard's owner alone (the others hold zeros, some -0: the sum skips
+    // it, as a hash level one rank claimed), then a piece nobody wrote, then pieces written by
+    // every rank or by one rank that may not be the owner (a sparse table's rows).
+    auto written_by = [&](int rank, size_t i) {
+        int owner = 0;
+        while (Communicator::shard(n, owner, N).end <= i) ++owner;
+        const size_t j = i - Communicator::shard(n, owner, N).begin;
+        if (j < 1000) return rank == owner;
+        if (j < 1300) return false;
+        return (i / 700) % 2 == 0 || int((i / 1400) % size_t(N)) == rank;
+    };
+    auto value = [&](int rank, size_t i) { return written_by(rank, i) ? value_of(rank, i) : (i % 3 ? 0.0f : -0.0f); };
+    for (size_t i = 0; i < n; ++i) mine[i] = value(me, i);
     // The same numbers through the messages' reduce-scatter, for the bits to match.
     std::vector<float> by_messages(mine, mine + n);
     comm->reduce_scatter_sum(by_messages.data(), n, WireFormat::kFp32);
@@ -216,10 +227,7 @@ TEST(MpiCollectives, SharedSegmentsSumInRankOrderAndClearWhatWasRead) {
     for (size_t i = 0; i < n; ++i) {
         if (i >= shard.begin && i < shard.end) {
             float want = 0;
-            for (int r = 0; r < N; ++r) {
-                const float v = written_by(r, i) ? value_of(r, i) : 0.0f;
-                want = r == 0 ? v : want + v;
-            }
+            for (int r = 0; r < N; ++r) want = r == 0 ? value(r, i) : want + value(r, i);
             ASSERT_EQ(mine[i], want) << "rank " << me << " element " << i;
             ASSERT_EQ(mine[i], by_messages[i]);
         } else {
@@ -230,7 +238,7 @@ TEST(MpiCollectives, SharedSegmentsSumInRankOrderAndClearWhatWasRead) {
 
 TEST(MpiCollectives, SharedStepBuffersHandEveryItemToOneThreadOfOneRank) {
     Communicator* comm = &Communicator::world();
-    ThreadPool pool(2);
+    ThreadPool pool(1 + comm->rank() % 2);  // uneven pools: the claim count spans them all
     SharedStepSizes sizes;
     sizes.chunks = 4;
     sizes.samples_per_chunk = 100;
@@ -240,30 +248,79 @@ TEST(MpiCollectives, SharedStepBuffersHandEveryItemToOneThreadOfOneRank) {
     sizes.grid_cells = 4096;
     std::unique_ptr<SharedStepBuffers> shared = SharedStepBuffers::allocate(*comm, pool, sizes);
     if (!comm->distributed()) {
-        EXPECT_EQ(shared, nullptr);  // one rank splits nothing
+        EXPECT_EQ(shared, nullptr);  // one rank shares nothing
         return;
     }
     ASSERT_NE(shared, nullptr) << "all ranks of this test run on one machine";
+    EXPECT_EQ(shared->claimants(), size_t(comm->sum(double(pool.size()))));
     // Calls of several sizes (fewer items than threads over the ranks, and many more), each
-    // item marked by whoever claims it in the shared density area; a fence between calls.
+    // item counted by whoever claims it in the shared density area; a fence between calls.
+    // (No ASSERT before a fence: a rank leaving early would leave the others waiting.)
     float* marks = shared->grid_density();
     for (size_t n : {size_t(1), size_t(5), size_t(16), size_t(4096), size_t(3)}) {
         if (comm->is_root()) std::fill(marks, marks + n, 0.0f);
         shared->fence();
         std::atomic<size_t> claimed{0};
-        shared->claim_each(pool, n, [&](size_t i, int t) {
-            marks[i] += float(1 + comm->rank() * 2 + t);  // a second claim would add to the first
+        shared->claim_each(pool, n, [&](size_t i, int) {
+            marks[i] += 1.0f;
             claimed.fetch_add(1);
         });
         shared->fence();
         EXPECT_EQ(comm->sum(double(claimed.load())), double(n)) << n << " items";
-        for (size_t i = 0; i < n; ++i) {
-            const float m = marks[i];
-            ASSERT_TRUE(m >= 1.0f && m <= float(2 * comm->size()) && m == std::floor(m))
-                << "item " << i << " of " << n << " claimed by no one or by several: " << m;
-        }
+        size_t not_once = 0;
+        for (size_t i = 0; i < n; ++i) not_once += marks[i] != 1.0f;
+        EXPECT_EQ(not_once, 0u) << "of " << n << " items, claimed by no one or by several";
         shared->fence();  // nobody clears the marks while another rank still checks them
     }
+}
+
+// Where one rank alone holds a block of gradients, Adam reads it in place in that rank's
+// segment: the same parameters as summing every rank's gradients by messages, and every
+// segment zero afterwards, ready for the next step.
+TEST(MpiCollectives, SharedExchangeReadsABlockInPlaceFromTheRankHoldingIt) {
+    Communicator* comm = &Communicator::world();
+    if (!comm->distributed()) GTEST_SKIP() << "needs several ranks (ctest runs it under mpirun -np 3)";
+    const int N = comm->size(), me = comm->rank();
+    ThreadPool pool(1);
+    // Blocks of "levels" larger than Adam's blocks (16 K) and not aligned to them or to shards:
+    // most of Adam's blocks lie within one and are read in place, a few straddle two and are
+    // summed.
+    const size_t n = 300000, block = 50000 + 1000;
+    auto holder_of = [&](size_t i) { return int((i / block) % size_t(N)); };
+    // Sparse "hash" range then a dense "MLP" range, as the trainer's.
+    const std::vector<ParamRange> ranges{{0, 260000, false, true}, {260000, n - 260000, true, false}};
+    size_t in_place = 0;
+    std::vector<float> start(n);
+    for (size_t i = 0; i < n; ++i) start[i] = 0.01f * float(i % 97) - 0.3f;
+    auto gradient = [&](size_t i) { return i % 5 == 0 ? 0.0f : value_of(holder_of(i), i) * 1e-9f; };
+
+    GradientExchange shared_exchange(comm, n, ExchangeOptions{true, true, WireFormat::kFp32});
+    ASSERT_EQ(shared_exchange.kind(), ExchangeKind::kSharedMemory);
+    GradientExchange messages(comm, n, ExchangeOptions{true, false, WireFormat::kFp32});
+    Adam adam_shared(AdamConfig{}, ranges, n), adam_messages(AdamConfig{}, ranges, n);
+    std::vector<float> p_shared = start, p_messages = start;
+    for (int step = 0; step < 2; ++step) {
+        float* mine = shared_exchange.gradients();
+        float* sent = messages.gradients();
+        for (size_t i = 0; i < n; ++i) mine[i] = sent[i] = holder_of(i) == me ? gradient(i) : 0.0f;
+        shared_exchange.update(p_shared.data(), adam_shared, pool, {}, [&](size_t b, size_t e) {
+            const bool whole = b / block == (e - 1) / block;
+            in_place += whole;
+            return whole ? holder_of(b) : -1;
+        });
+        messages.update(p_messages.data(), adam_messages, pool);
+        // Every rank's Adam done: check every rank's gradients are zero again.
+        comm->sum(0.0);
+        size_t left = 0;
+        for (size_t i = 0; i < n; ++i) left += mine[i] != 0.0f;
+        EXPECT_EQ(left, 0u) << "rank " << me << " step " << step;
+        comm->sum(0.0);
+    }
+    EXPECT_GT(in_place, 0u);
+    // This rank's shard was updated by it in both; the rest arrived by gather in both.
+    size_t differ = 0;
+    for (size_t i = 0; i < n; ++i) differ += std::memcmp(&p_shared[i], &p_messages[i], sizeof(float)) != 0;
+    EXPECT_EQ(differ, 0u);
 }
 
 // ---- whole runs under mpirun ----

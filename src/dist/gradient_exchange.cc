@@ -51,7 +51,8 @@ void GradientExchange::update(float* params, Adam& adam, ThreadPool& pool, const
             return;
         case ExchangeKind::kSharedMemory: {
             // Each block of my shard is summed out of every rank's segment just before Adam
-            // updates it (the other ranks' copies are zeroed as they are read).
+            // updates it (the other ranks' copies are zeroed as they are read), or, where one
+            // rank alone holds the block, read and zeroed in place in that rank's segment.
             const ShardRange mine = m_comm->my_shard(m_n);
             m_shared_grads->fence();
             lap_of(Phase::kExchange);

@@ -42,8 +42,9 @@ public:
     // a following collective orders them before the other ranks' next writes.
     void publish();
     // Between two fences, for [begin, begin + count) inside this rank's shard: my segment gets
-    // the sum over ranks in rank order, and the other ranks' segments get zeros there. Safe to
-    // call from several threads on disjoint ranges.
+    // the sum over ranks in rank order, and the other ranks' segments get zeros there (where
+    // they hold only zeros, nothing is written: a block only this rank wrote keeps its values,
+    // -0 included). Safe to call from several threads on disjoint ranges.
     void sum_into_mine(size_t begin, size_t count);
 
 private:

@@ -35,6 +35,7 @@ std::unique_ptr<SharedStepBuffers> SharedStepBuffers::allocate(Communicator& com
     b->m_chunk_stride = chunk_stride;
     b->m_grid_data = b->m_chunk_data + sizes.chunks * chunk_stride;
     b->m_claimants = uint64_t(comm.sum(double(pool.size())));
+    b->m_pool_size = size_t(pool.size());
     if (comm.is_root()) {
         new (b->m_claims) std::atomic<uint64_t>(0);
         for (size_t c = 0; c < sizes.chunks; ++c) b->samples(c) = b->rays(c) = 0, b->loss(c) = 0;

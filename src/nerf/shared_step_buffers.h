@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/error.h"
 #include "core/thread_pool.h"
 #include "dist/shared_segments.h"
 
@@ -75,6 +76,7 @@ public:
     // another still claims this call's).
     template <class F>
     void claim_each(ThreadPool& pool, size_t n, F&& f) {
+        RD_CHECK(size_t(pool.size()) == m_pool_size);  // the claimants counted at allocation
         pool.parallel_for(size_t(pool.size()), [&](size_t, int t) {
             for (uint64_t i = m_claims->fetch_add(1, std::memory_order_relaxed) - m_base; i < n;
                  i = m_claims->fetch_add(1, std::memory_order_relaxed) - m_base)
@@ -99,6 +101,7 @@ private:
     std::atomic<uint64_t>* m_claims = nullptr;
     uint64_t m_base = 0;       // the counter's value when the current claim_each began
     uint64_t m_claimants = 0;  // claiming loops over all ranks (their threads)
+    size_t m_pool_size = 0;    // this rank's threads
     uint32_t* m_counts = nullptr;
     uint32_t* m_holders = nullptr;
     double* m_losses = nullptr;

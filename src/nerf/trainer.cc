@@ -67,14 +67,12 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
                              AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile)});
     m_level_order = field.grid().balanced_level_order();
     if (config.share_step_across_ranks && gradients_in_shared_memory()) {
-        // A chunk holds at most its sample budget plus one ray's samples, and at most the
-        // largest rank's rays over its chunks (rounded up) plus one.
-        size_t rays_per_chunk = 0;
-        for (size_t r = 0; r < ranks; ++r) {
-            const size_t rank_rays = part_of(std::max(config.target_samples, config.initial_rays), r, ranks);
-            const size_t rank_chunks = part_of(kChunks, r, ranks);
-            rays_per_chunk = std::max(rays_per_chunk, (rank_rays + rank_chunks - 1) / rank_chunks + 1);
-        }
+        // A chunk holds at most its sample budget plus one ray's samples, and at most a rank's
+        // rays (never above ceil(max / ranks), the most any part_of() gives) over its fewest
+        // chunks, rounded up, plus the end entry of ray_begin.
+        const size_t most_rays = std::max({config.target_samples, config.initial_rays, kChunks});
+        const size_t rank_rays = (most_rays + ranks - 1) / ranks, rank_chunks = kChunks / ranks;
+        const size_t rays_per_chunk = (rank_rays + rank_chunks - 1) / rank_chunks + 1;
         SharedStepSizes sizes;
         sizes.chunks = kChunks;
         sizes.samples_per_chunk = chunk_sample_budget() + m_model.config().march.max_samples;
@@ -93,7 +91,8 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
         }
         std::reverse(m_level_begin.begin(), m_level_begin.end());
         m_level_begin.push_back(field.grid().n_params());
-        RD_CHECK(std::is_sorted(m_level_begin.begin(), m_level_begin.end()) && m_level_begin.back() <= d0);
+        RD_CHECK(m_level_begin[0] == 0 && std::is_sorted(m_level_begin.begin(), m_level_begin.end()) &&
+                 m_level_begin.back() <= d0);
     }
     if (!m_shared)
         for (auto& c : m_chunks) c.grad.assign(field.n_params() - d0, 0.0f);
@@ -190,9 +189,10 @@ void NerfTrainer::grid_densities_split(const float* pos, size_t n, float* out) {
     RD_CHECK(n <= m_shared->sizes().grid_cells);
     if (m_grid_scratch.empty()) {
         // Large blocks pay (on 2 ranks, lego-200's grid updates took 18 ms a step with 256 K
-        // cells a claim, 32 ms with 16 K, BENCHMARKS.md); the same size on every rank, and
-        // ~36 MB of scratch per thread whatever the threads.
-        m_grid_scratch_block = std::max(kGridBlock / 4, (size_t(1) << 19) / m_shared->claimants());
+        // cells a claim, 32 ms with 16 K: BENCHMARKS.md, "Ranks on one machine share the
+        // step's work"). The same size on every rank, whole tiles (so the density MLP's tiles
+        // fall alike whatever the threads), 2^19 cells' scratch (72 MB) over all threads.
+        m_grid_scratch_block = std::max(kGridBlock / 4, (size_t(1) << 19) / m_shared->claimants() / kTile * kTile);
         m_grid_scratch.resize(size_t(m_pool.size()));
         for (GridScratch& g : m_grid_scratch) {
             g.mapped.resize(3 * m_grid_scratch_block);
@@ -403,8 +403,9 @@ void NerfTrainer::train_shared_step(float* grads) {
             for (size_t j = b; j < e; ++j) out[j] += g[j];
         }
     });
-    sh.publish();  // the holders, for the other ranks' Adam after the exchange's fence
     lap(m_phase.gradients);
+    sh.fence();  // the holders, for every rank's Adam
+    lap(m_phase.exchange);
 }
 
 int NerfTrainer::gradient_holder(size_t begin, size_t end) {
@@ -413,12 +414,12 @@ int NerfTrainer::gradient_holder(size_t begin, size_t end) {
         const size_t level = size_t(std::upper_bound(m_level_begin.begin(), m_level_begin.end(), begin) -
                                     m_level_begin.begin()) - 1;
         if (end > m_level_begin[level + 1]) return -1;
-        return int(m_shared->holder(m_level_item[level]));
+        return checked_rank(m_shared->holder(m_level_item[level]));
     }
     if (begin < d0) return -1;
     const size_t block = (begin - d0) / kMlpBlock;  // within one block of the MLP's?
     if (end > d0 + (block + 1) * kMlpBlock) return -1;
-    return int(m_shared->holder(m_claim_order.size() + block));
+    return checked_rank(m_shared->holder(m_claim_order.size() + block));
 }
 
 void NerfTrainer::gather_optimizer_state() { m_exchange->gather_optimizer_state(*m_adam); }

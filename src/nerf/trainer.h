@@ -14,8 +14,8 @@
 // once per step. With one rank this is exactly the single-process trainer. Ranks that share
 // one machine go further (SharedStepBuffers): each marches its own chunks into shared memory,
 // and then all ranks' threads claim the step's work as it comes: hash levels over every rank's
-// samples (no table walked twice a step), chunks, MLP gradient blocks, and the occupancy
-// updates' levels and tiles; so a rank on a slower core takes less instead of holding the
+// samples (no table walked twice a step), chunks, MLP gradient blocks, and blocks of the
+// occupancy updates' cells; so a rank on a slower core takes less instead of holding the
 // others back.
 #pragma once
 
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/aligned.h"
+#include "core/error.h"
 #include "core/timer.h"
 #include "core/thread_pool.h"
 #include "dist/communicator.h"
@@ -57,7 +58,7 @@ struct NerfTrainConfig {
     bool shared_memory_gradients = true;
     // With gradients in shared memory: the ranks also share the step's chunks once marched
     // (SharedStepBuffers) and claim its work like threads: hash levels over every rank's
-    // samples, chunks, MLP gradient blocks, and the occupancy updates' levels and tiles. Changes
+    // samples, chunks, MLP gradient blocks, and blocks of the occupancy updates' cells. Changes
     // the order of the gradients' sums (each is summed over all chunks in chunk order in one
     // place), not their meaning.
     bool share_step_across_ranks = true;
@@ -98,8 +99,8 @@ public:
     // Seconds this process spent in each phase of its steps (for benchmarks' breakdowns).
     struct PhaseSeconds {
         double grid = 0;      // occupancy-grid updates
-        double chunks = 0;    // march, MLP forward, loss, backward of this rank's chunks
-        double encoding = 0;  // the hash-grid forward of those chunks, level by level
+        double chunks = 0;    // march, MLP forward, loss, backward of this rank's chunks (or claimed ones)
+        double encoding = 0;  // the hash-grid forward, level by level
         double gradients = 0; // MLP gradient sums and the hash-table backward
         double exchange = 0;  // collectives (waiting for slower ranks included)
         double optimizer = 0; // Adam and repacking
@@ -181,13 +182,17 @@ private:
     };
     std::vector<ThreadScratch> m_scratch;
     std::vector<int> m_level_order;
-    std::unique_ptr<SharedStepBuffers> m_shared;  // levels split across ranks, else null
+    std::unique_ptr<SharedStepBuffers> m_shared;  // ranks share the step, else null
     std::vector<int> m_claim_order;  // levels as ranks claim them: finest (dearest) first
     std::vector<size_t> m_level_item;   // level -> its index in m_claim_order
     std::vector<size_t> m_level_begin;  // level -> first parameter (+1 entry: the grid's end)
     static constexpr size_t kMlpBlock = 4096;  // MLP gradients summed over chunks per work item
     // With a shared step: the rank whose gradient buffer alone holds [begin, end), or -1.
     int gradient_holder(size_t begin, size_t end);
+    int checked_rank(uint32_t rank) const {
+        RD_CHECK(rank < uint32_t(m_comm->size()));
+        return int(rank);
+    }
     AlignedVector<float> m_grid_mapped, m_grid_enc;  // one block of occupancy-update cells
     struct GridScratch {
         AlignedVector<float> mapped, enc;  // one claimed block of cells
