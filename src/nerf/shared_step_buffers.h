@@ -89,8 +89,6 @@ public:
 
     // Every rank's writes so far visible to all, and every rank arrived (a barrier).
     void fence() { m_window->fence(); }
-    // This rank's writes so far visible to any rank that passes a later barrier.
-    void publish() { m_window->publish(); }
 
 private:
     SharedStepBuffers() = default;

@@ -359,11 +359,10 @@ void NerfTrainer::train_chunk(const ChunkView& ch, int thread) {
 }
 
 // Every rank's chunks are marched into the shared buffers; the ranks' threads claim the rest.
-void NerfTrainer::train_shared_step(float* grads) {
+void NerfTrainer::train_shared_step(float* grads, const std::function<void(double&)>& lap) {
     SharedStepBuffers& sh = *m_shared;
     const NerfField& field = m_model.field();
     const size_t L = m_claim_order.size();
-    auto lap = [&, t = Timer()](double& into) mutable { into += t.seconds(); t.reset(); };
     sh.fence();
     lap(m_phase.exchange);
     // The hash forward, a level over every chunk per item.
@@ -440,8 +439,7 @@ double NerfTrainer::step() {
     const NerfField& field = m_model.field();
     float* grads = m_exchange->gradients();
     if (m_shared) {
-        train_shared_step(grads);
-        phase.reset();
+        train_shared_step(grads, lap);
     } else {
         // The hash-grid forward of every sample of the step, one level per task (as the
         // backward below): a level's table stays in cache across the step's samples.

@@ -19,6 +19,7 @@
 // others back.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -151,8 +152,9 @@ private:
     size_t march_rays(Chunk& ch, size_t c, size_t ray_begin, size_t ray_end);
     double train_group(const ChunkView& ch, size_t r0, size_t r1, int thread);
     // The rest of a step once this rank's chunks are marched, when ranks share the step
-    // (SharedStepBuffers): every part claimed over all ranks' threads.
-    void train_shared_step(float* grads);
+    // (SharedStepBuffers): every part claimed over all ranks' threads. `lap(phase)` adds the
+    // time since the last lap to that phase.
+    void train_shared_step(float* grads, const std::function<void(double&)>& lap);
     void update_grid();
     // Most samples one chunk can hold (march_rays stops adding rays past its budget).
     size_t chunk_sample_budget() const;
