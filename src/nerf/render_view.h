@@ -18,9 +18,9 @@ struct ViewExtras {
 };
 
 // RGB image (values in [0, 1]) of the view from `camera_to_world` (world frame, OpenGL
-// convention) through `camera`. Rows are rendered in parallel. `extras`, when given, receives
-// opacity and depth images of the same size. `cancelled`, when given, is asked before each row:
-// once it says yes the remaining rows are skipped (the image is then incomplete; the viewer
+// convention) through `camera`. Square blocks of pixels are rendered in parallel. `extras`, when given, receives
+// opacity and depth images of the same size. `cancelled`, when given, is asked before each block:
+// once it says yes the remaining blocks are skipped (the image is then incomplete; the viewer
 // drops a frame the camera has already moved away from).
 ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                    const std::array<float, 16>& camera_to_world, const float background[3],
