@@ -16,6 +16,7 @@
 #include "demo/demo_scene.h"
 #include "io/image.h"
 #include "io/snapshot.h"
+#include "nn/amx.h"
 #include "cli_test_util.h"
 #include "small_demo_scene.h"
 #include "test_util.h"
@@ -65,7 +66,8 @@ TEST(CliNerf, TrainEvalRenderAndReports) {
     EXPECT_FALSE(rep["history"].empty());
 
     const std::string eval_report = s.dir / "eval.json";
-    r = run(s.dir, "eval " + snap + " " + s.scene.test_json + " --out-dir " + (s.dir / "renders") + " --report " + eval_report);
+    r = run(s.dir, "eval " + snap + " " + s.scene.test_json + " --out-dir " + (s.dir / "renders") + " --report " +
+                       eval_report + " --precision fp32");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("PSNR"), std::string::npos);
     const auto ev = nlohmann::json::parse(read_file(eval_report));
@@ -74,8 +76,16 @@ TEST(CliNerf, TrainEvalRenderAndReports) {
     EXPECT_LE(ev["ssim"].get<double>(), 1.0);
     EXPECT_EQ(ev["views"].size(), 2u);
     EXPECT_TRUE(fs::exists(s.dir / "renders/r_0.png"));
-    // Same background as training's validation: eval reproduces the report's PSNR.
+    // Same background and precision as training's validation: eval reproduces the report's PSNR.
+    EXPECT_EQ(ev["mlp_precision"], "fp32");
     EXPECT_NEAR(ev["psnr"].get<double>(), rep["psnr"].get<double>(), 1e-6);
+    // The default renders with bf16 products where the CPU has them, a hair from fp32.
+    const std::string auto_report = s.dir / "eval_auto.json";
+    r = run(s.dir, "eval " + snap + " " + s.scene.test_json + " --report " + auto_report);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto ev_auto = nlohmann::json::parse(read_file(auto_report));
+    EXPECT_EQ(ev_auto["mlp_precision"], amx::available() ? "bf16" : "fp32");
+    EXPECT_NEAR(ev_auto["psnr"].get<double>(), ev["psnr"].get<double>(), 0.05);
 
     r = run(s.dir, "render " + snap + " --orbit 3 --width 40 --out-dir " + (s.dir / "orbit"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -101,7 +111,7 @@ TEST(CliNerf, EightByFourEncodingTrainsAndReloads) {
     EXPECT_EQ(rep["encoding"], "8x4");
     EXPECT_GT(rep["psnr"].get<double>(), 10.0);
     const std::string eval_report = s.dir / "eval.json";
-    r = run(s.dir, "eval " + snap + " " + s.scene.test_json + " --report " + eval_report);
+    r = run(s.dir, "eval " + snap + " " + s.scene.test_json + " --report " + eval_report + " --precision fp32");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NEAR(nlohmann::json::parse(read_file(eval_report))["psnr"].get<double>(), rep["psnr"].get<double>(), 1e-6);
     r = run(s.dir, s.train_args(s.dir / "x.radiant") + " --steps 5 --encoding 4x4");

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "nn/mlp.h"
+
 namespace radiant {
 
 // Fails before any work if a file output could not be written later (folder missing or not
@@ -33,6 +35,12 @@ public:
     // 0 while no stop was requested, else the signal number.
     static int requested();
 };
+
+// --precision of the commands that render a snapshot (eval, render, view): "fp32", "bf16" or
+// "auto" (bf16 wherever the CPU has AVX512-BF16 or AMX: ~10% faster frames, PSNR within
+// 0.001 dB on lego-800). fp32 renders exactly what training's validation rendered.
+extern const char* const kRenderPrecisionHelp;
+MlpPrecision render_precision(const std::string& flag);
 
 // Whether an executable is on PATH (e.g. ffmpeg for MP4 output).
 bool have_program(const std::string& name);

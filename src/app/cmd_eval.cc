@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 EvalResult run_eval(const EvalOptions& o) {
     check_output_path(o.report, "--report");
     const std::array<float, 3> bg = parse_background(o.background);
-    LoadedModel loaded = load_model_snapshot(o.snapshot);
+    LoadedModel loaded = load_model_snapshot(o.snapshot, render_precision(o.precision));
     const NerfModel& model = *loaded.model;
     ThreadPool pool(o.threads);
     Dataset dataset = load_transforms(o.transforms);
@@ -76,7 +76,8 @@ EvalResult run_eval(const EvalOptions& o) {
         const auto& h = loaded.file.header();
         if (h.contains("training")) report.steps = h["training"].value("step", uint64_t(0));
         report.extra = {{"snapshot", o.snapshot}, {"transforms", o.transforms}, {"downscale", o.downscale},
-                        {"background", bg}, {"views", per_view}, {"render_seconds", timer.seconds()}};
+                        {"background", bg}, {"views", per_view}, {"render_seconds", timer.seconds()},
+                        {"mlp_precision", model.field().density_mlp().uses_bf16() ? "bf16" : "fp32"}};
         report.write(o.report);
         std::printf("report: %s\n", o.report.c_str());
     }
@@ -102,6 +103,9 @@ Command add_eval_command(CLI::App& app) {
     cmd->add_option("--views", o->max_views, "score only the first N views (0: all)")->check(CLI::Range(0, 1000000));
     cmd->add_option("--report", o->report, "write a JSON report (DESIGN §1) to this path");
     cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 1024));
+    cmd->add_option("--precision", o->precision, kRenderPrecisionHelp)
+        ->check(CLI::IsMember({"fp32", "bf16", "auto"}))
+        ->capture_default_str();
     return {cmd, [o] {
                 run_eval(*o);
                 return 0;

@@ -154,7 +154,7 @@ RenderResult run_render(const RenderOptions& o) {
     if (o.width < 0 || o.height < 0 || o.width > 16384 || o.height > 16384)
         throw Error("--width", "image size must be between 1 and 16384 pixels");
     const std::array<float, 3> bg = parse_background(o.background);
-    LoadedModel loaded = load_model_snapshot(o.snapshot);
+    LoadedModel loaded = load_model_snapshot(o.snapshot, render_precision(o.precision));
     const std::vector<View> views = !o.path.empty()       ? path_views(o.path, o.width, o.height)
                                     : o.transforms.empty() ? orbit_views(loaded, o.orbit, o.width, o.height)
                                                            : transforms_views(o.transforms, o.width, o.height);
@@ -212,6 +212,9 @@ Command add_render_command(CLI::App& app) {
     cmd->add_option("--background", o->background, "white, black or R,G,B in [0, 1]")->capture_default_str();
     cmd->add_option("--fps", o->fps, "frame rate of the MP4")->check(CLI::Range(1, 240))->capture_default_str();
     cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 1024));
+    cmd->add_option("--precision", o->precision, kRenderPrecisionHelp)
+        ->check(CLI::IsMember({"fp32", "bf16", "auto"}))
+        ->capture_default_str();
     return {cmd, [o] {
                 run_render(*o);
                 return 0;

@@ -33,10 +33,11 @@ struct ViewOptions {
     int port = 7007;
     std::string token;
     int threads = 0;
+    std::string precision = "auto";  // of the MLPs while rendering (render_precision())
 };
 
 int run_view(const ViewOptions& o) {
-    LoadedModel loaded = load_model_snapshot(o.snapshot);
+    LoadedModel loaded = load_model_snapshot(o.snapshot, render_precision(o.precision));
     std::shared_ptr<const NerfModel> model(std::move(loaded.model));
     ViewerModel viewer_model(model);
     ViewerControl control;
@@ -72,6 +73,9 @@ Command add_view_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--token", o->token, "access token (default: none on loopback, a random one printed in the URL elsewhere)");
     cmd->add_option("--threads", o->threads, "render threads (0: all cores)")->check(CLI::Range(0, 1024));
+    cmd->add_option("--precision", o->precision, kRenderPrecisionHelp)
+        ->check(CLI::IsMember({"fp32", "bf16", "auto"}))
+        ->capture_default_str();
     return {cmd, [o] { return run_view(*o); }};
 }
 

@@ -69,6 +69,7 @@ struct EvalOptions {
     std::string report;
     int threads = 0;
     int max_views = 0;  // 0: all views
+    std::string precision = "auto";  // of the MLPs while rendering (render_precision())
 };
 
 struct EvalResult {
@@ -87,6 +88,7 @@ struct RenderOptions {
     std::string background = "white";
     int fps = 30;
     int threads = 0;
+    std::string precision = "auto";  // of the MLPs while rendering (render_precision())
 };
 
 struct RenderResult {

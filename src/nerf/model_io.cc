@@ -146,13 +146,14 @@ void save_model_snapshot(const std::string& path, const NerfModel& model, NerfTr
     write_snapshot(path, std::move(header), blocks);
 }
 
-LoadedModel load_model_snapshot(const std::string& path) {
+LoadedModel load_model_snapshot(const std::string& path, std::optional<MlpPrecision> precision) {
     LoadedModel out{nullptr, SnapshotFile::read(path)};
     const json& h = out.file.header();
     if (!h.contains("kind") || h["kind"] != kKind)
         throw Error(path, "snapshot does not hold a NeRF model (header kind is not 'radiant-nerf')");
     if (!h.contains("model")) throw Error(path, "snapshot header has no 'model'");
-    const NerfModelConfig config = model_config_from_json(h["model"], path);
+    NerfModelConfig config = model_config_from_json(h["model"], path);
+    if (precision) config.field.precision = *precision;
     // The configuration's sizes are checked against the blocks the file really holds before the
     // model allocates them: a header can claim gigabytes of tables in a file of a few bytes.
     const size_t grid_cells = size_t(OccupancyGridConfig::cascades_for_aabb_scale(config.field.aabb_scale)) *

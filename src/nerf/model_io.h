@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -37,8 +38,10 @@ struct LoadedModel {
     std::unique_ptr<NerfModel> model;
     SnapshotFile file;
 };
-// Reads a snapshot and rebuilds its model (parameters and occupancy grid).
-LoadedModel load_model_snapshot(const std::string& path);
+// Reads a snapshot and rebuilds its model (parameters and occupancy grid). `precision`, when
+// given, replaces the snapshot's MLP precision: a model trained in fp32 can render with bf16
+// products (the parameters stay fp32 either way).
+LoadedModel load_model_snapshot(const std::string& path, std::optional<MlpPrecision> precision = std::nullopt);
 // Restores the trainer's optimiser state and step from a snapshot that has one.
 void restore_trainer_state(const SnapshotFile& file, NerfTrainer& trainer);
 
