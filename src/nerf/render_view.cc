@@ -8,8 +8,10 @@ namespace radiant {
 
 namespace {
 constexpr size_t kTile = 256;
-constexpr size_t kFirstSegment = 8;   // samples per ray in the first round, doubling after
-constexpr size_t kMaxSegment = 32;
+// Samples each ray marches per round. Rounds of 8, 16, then 32 evaluated 7.1 M densities for
+// a lego-800 frame, 2.2 M of them behind where their ray had already turned opaque; rounds of
+// 8 throughout evaluate 5.7 M, the same pixels, ~12% faster (4 and 6 measured alike).
+constexpr size_t kSegment = 8;
 // Pixels per side of the square blocks threads take (16 to 32 measured alike on lego-800; 64
 // and whole rows were slower, 128 much slower: its rounds' buffers outgrow the caches).
 constexpr size_t kBlock = 32;
@@ -33,7 +35,7 @@ struct BlockBuffers {
 }  // namespace
 
 // A block is rendered in rounds: each round marches the next few samples of every ray that is
-// still visible (8, then 16, then 32: most rays end in their first few samples on a surface),
+// still visible (8 at a time: most rays end within a few samples of reaching a surface),
 // evaluates the density of all of them in full tiles across pixels, composites front to back,
 // and only then runs the colour MLP, on the samples in front of where each ray became opaque
 // (a skip of colour for low-weight samples was tried: no measurable gain). A ray stops once its
@@ -53,7 +55,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
     std::vector<BlockBuffers> buffers(size_t(pool.size()));
     for (auto& b : buffers) {
         b.ws = field.make_workspace(kTile);
-        b.march.resize(kMaxSegment);
+        b.march.resize(kSegment);
         b.tile_geometry.resize(kTile * G);
         b.tile_dir.resize(kTile * 3);
         b.tile_rgb.resize(kTile * 3);
@@ -79,11 +81,11 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
             b.rays[x] = camera_ray(camera, pose, model.config().scene, float(x0 + x % bw) + 0.5f, float(y0 + x / bw) + 0.5f);
             b.active[x] = uint32_t(x);
         }
-        for (size_t segment = kFirstSegment; !b.active.empty(); segment = std::min(2 * segment, kMaxSegment)) {
+        while (!b.active.empty()) {
             b.seg_begin.assign(1, 0);
             size_t g = 0;
             for (uint32_t x : b.active) {
-                const size_t m = march_ray_segment(b.rays[x], model.grid(), march, b.cursors[x], segment, b.march.data());
+                const size_t m = march_ray_segment(b.rays[x], model.grid(), march, b.cursors[x], kSegment, b.march.data());
                 g = b.samples.put(b.rays[x], b.march.data(), m, g);
                 b.seg_begin.push_back(uint32_t(g));
             }
