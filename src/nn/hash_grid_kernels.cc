@@ -187,6 +187,8 @@ void HashGridForward(const HashGridLanes& g, int n_levels, const float* params,
 // One level for a run of samples, samples in lanes (the backward's layout): the level's table
 // stays in cache for the whole run instead of competing with the other levels' tables, as it
 // does when forward() walks sample by sample. Output feature-major, out[(level*F + f) * stride + i].
+// Indices and weights are computed 16 samples at a time; the entries of 3-D, two-feature levels
+// (NeRF's) are then read by x-pairs of corners with plain loads, the others by gathers.
 template <int D, int F>
 void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params, const float* positions,
                       size_t n, float* out, size_t out_stride) {
