@@ -37,7 +37,9 @@ struct Scene {
     DemoScene scene;
     Scene() : scene(test::write_tiny_demo_scene(dir / "scene")) {}
     std::string train_args(const std::string& snapshot) const {
-        return "train " + scene.train_json + " --log2-table 14 --target-samples 4096 --threads 2 --seed 9 --snapshot " +
+        // fp32 MLPs on any CPU (auto picks bf16 on AMX), so eval --precision fp32 reproduces
+        // training's validation.
+        return "train " + scene.train_json + " --log2-table 14 --target-samples 4096 --threads 2 --seed 9 --precision fp32 --snapshot " +
                snapshot;
     }
 };
@@ -195,6 +197,8 @@ TEST(CliNerf, RejectsBadInput) {
     expect_bad_input(s.dir, "eval " + (s.dir / "newer.radiant") + " " + test_json, "newer than this build reads");
     expect_bad_input(s.dir, "render " + (s.dir / "cut.radiant") + " --orbit 2", "truncated snapshot");
     expect_bad_input(s.dir, "eval " + snap + " " + test_json + " --background pink", "--background");
+    expect_bad_input(s.dir, "eval " + snap + " " + test_json + " --precision fp16", "--precision");
+    expect_bad_input(s.dir, "render " + snap + " --orbit 2 --precision half", "--precision");
     expect_bad_input(s.dir, "eval " + snap + " " + (s.dir / "nothing.json"), "nothing.json");
     expect_bad_input(s.dir, s.train_args(s.dir / "none.radiant") + " --steps 5 --resume",
                      "none.radiant: --resume: there is no snapshot to resume from");

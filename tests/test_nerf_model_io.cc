@@ -68,22 +68,28 @@ TEST(ModelSnapshot, RoundTripRendersIdentically) {
 }
 
 // render_view evaluates rays in rounds and stops at 1e-4 transmittance; it must agree with
-// marching each ray whole and compositing it with composite_forward.
+// marching each ray whole and compositing it with composite_forward, at every pixel of a frame
+// whose sides are not multiples of render_view's square blocks (the edge blocks are partial).
 TEST(RenderView, MatchesWholeRayCompositing) {
     ThreadPool pool(2);
     SmallScene scene(pool);
     NerfModel model(small_config(scene.train));
     train_small(model, scene.images, 60, pool);
     const StagedImage& im = scene.images.images[3];
+    CameraIntrinsics camera = im.camera;  // 32x32, widened to 45x37 around the same axis
+    camera.width = 45, camera.height = 37;
+    camera.cx = im.camera.cx + 6.5f, camera.cy = im.camera.cy + 2.5f;
     const float bg[3] = {0.2f, 0.5f, 0.9f};
-    const ImageF img = render_view(model, im.camera, im.camera_to_world, bg, pool);
+    const ImageF img = render_view(model, camera, im.camera_to_world, bg, pool);
+    ASSERT_EQ(img.width, 45);
+    ASSERT_EQ(img.height, 37);
     NerfField::Workspace ws = model.field().make_workspace(1024);
     std::vector<RaySample> samples(model.config().march.max_samples);
     double max_err = 0;
     size_t long_rays = 0;
-    for (int y = 0; y < im.height; y += 3)
-        for (int x = 0; x < im.width; x += 3) {
-            const Ray ray = camera_ray(im.camera, im.camera_to_world, model.config().scene, x + 0.5f, y + 0.5f);
+    for (int y = 0; y < camera.height; ++y)
+        for (int x = 0; x < camera.width; ++x) {
+            const Ray ray = camera_ray(camera, im.camera_to_world, model.config().scene, x + 0.5f, y + 0.5f);
             const size_t n = march_ray(ray, model.grid(), model.config().march, samples.data());
             long_rays += n > 24;
             std::vector<float> pos(3 * n + 3), dir(3 * n + 3), sigma(n + 1), rgb(3 * n + 3), dt(n + 1);

@@ -101,7 +101,8 @@ bool have_program(const std::string& name) {
 }
 
 const char* const kRenderPrecisionHelp =
-    "MLP matrix products while rendering: fp32 (the same pixels as training's validation); bf16 (fp32 "
+    "MLP matrix products while rendering: fp32 (for a snapshot trained in fp32, the same pixels as training's "
+    "validation); bf16 (fp32 "
     "accumulation) on Intel AMX or AVX512-BF16, fp32 on CPUs with neither; auto: bf16 wherever the CPU has "
     "either (about 10% faster frames, PSNR within 0.001 dB on lego-800)";
 

@@ -38,7 +38,8 @@ public:
 
 // --precision of the commands that render a snapshot (eval, render, view): "fp32", "bf16" or
 // "auto" (bf16 wherever the CPU has AVX512-BF16 or AMX: ~10% faster frames, PSNR within
-// 0.001 dB on lego-800). fp32 renders exactly what training's validation rendered.
+// 0.001 dB on lego-800). fp32 renders a snapshot trained in fp32 (what train's auto picks
+// without AMX) exactly as training's validation did.
 extern const char* const kRenderPrecisionHelp;
 MlpPrecision render_precision(const std::string& flag);
 

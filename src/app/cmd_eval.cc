@@ -77,7 +77,7 @@ EvalResult run_eval(const EvalOptions& o) {
         if (h.contains("training")) report.steps = h["training"].value("step", uint64_t(0));
         report.extra = {{"snapshot", o.snapshot}, {"transforms", o.transforms}, {"downscale", o.downscale},
                         {"background", bg}, {"views", per_view}, {"render_seconds", timer.seconds()},
-                        {"mlp_precision", model.field().density_mlp().uses_bf16() ? "bf16" : "fp32"}};
+                        {"mlp_precision", model.field().density_mlp().uses_bf16() || model.field().color_mlp().uses_bf16() ? "bf16" : "fp32"}};
         report.write(o.report);
         std::printf("report: %s\n", o.report.c_str());
     }

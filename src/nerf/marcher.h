@@ -29,7 +29,7 @@ struct RaySample {
 };
 
 // Marched samples as the field reads them: structure-of-arrays positions, directions and step
-// lengths. The arrays grow as needed and never shrink, so reusing one per chunk or per row
+// lengths. The arrays grow as needed and never shrink, so reusing one per chunk or per block of pixels
 // stops allocating once warm.
 struct SampleArrays {
     AlignedVector<float> pos, dir, dt;  // [n][3], [n][3], [n]

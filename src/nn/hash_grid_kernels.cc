@@ -234,7 +234,7 @@ void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params, co
         }
     };
     // Misses of a hashed level: prefetch a later block's entries (one per x-pair) so they
-    // overlap with this block's gathers.
+    // overlap with this block's loads.
     constexpr size_t kAheadBlocks = 2;
     auto prefetch_block = [&](size_t j0) {
         const size_t count = std::min(L, n - j0);
@@ -266,7 +266,11 @@ void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params, co
             // gathers here: 1.1-1.45x on bench-kernels' ForwardLevelsRays (AMD EPYC, Zen 4).
             const hn::Full128<float> d4;
             const hn::Full128<uint64_t> d2;
-            const auto* table64 = reinterpret_cast<const uint64_t*>(table);
+            auto entry = [&](uint32_t idx) {  // an entry's two floats as one 8-byte value
+                uint64_t v;
+                std::memcpy(&v, table + size_t(idx) * 2, sizeof v);
+                return hn::Set(d2, v);
+            };
             HWY_ALIGN uint32_t idx_buf[kCorners][kMaxLanes];
             HWY_ALIGN float wyz_buf[4][kMaxLanes];
             HWY_ALIGN float fx_buf[kMaxLanes];
@@ -292,8 +296,8 @@ void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params, co
                 auto a = hn::Zero(d4);
                 if (hashed) {
                     for (int j = 0; j < 4; ++j) {
-                        const auto v = hn::BitCast(d4, hn::InterleaveLower(d2, hn::Set(d2, table64[idx_buf[2 * j][k]]),
-                                                                           hn::Set(d2, table64[idx_buf[2 * j + 1][k]])));
+                        const auto v = hn::BitCast(d4, hn::InterleaveLower(d2, entry(idx_buf[2 * j][k]),
+                                                                           entry(idx_buf[2 * j + 1][k])));
                         a = hn::MulAdd(hn::Mul(hn::Set(d4, wyz_buf[j][k]), wx), v, a);
                     }
                 } else {  // a dense level's x + 1 is the next entry: one load per pair
