@@ -197,8 +197,11 @@ TEST(CliNerf, RejectsBadInput) {
     expect_bad_input(s.dir, "eval " + (s.dir / "newer.radiant") + " " + test_json, "newer than this build reads");
     expect_bad_input(s.dir, "render " + (s.dir / "cut.radiant") + " --orbit 2", "truncated snapshot");
     expect_bad_input(s.dir, "eval " + snap + " " + test_json + " --background pink", "--background");
-    expect_bad_input(s.dir, "eval " + snap + " " + test_json + " --precision fp16", "--precision");
-    expect_bad_input(s.dir, "render " + snap + " --orbit 2 --precision half", "--precision");
+    for (const std::string& bad : {"eval " + snap + " " + test_json + " --precision fp16", "render " + snap + " --orbit 2 --precision half"}) {
+        const RunResult b = run(s.dir, bad);
+        EXPECT_EQ(b.exit_code, 2) << bad;  // a usage error, from the option's check
+        EXPECT_NE(b.err.find("--precision: "), std::string::npos) << b.err;
+    }
     expect_bad_input(s.dir, "eval " + snap + " " + (s.dir / "nothing.json"), "nothing.json");
     expect_bad_input(s.dir, s.train_args(s.dir / "none.radiant") + " --steps 5 --resume",
                      "none.radiant: --resume: there is no snapshot to resume from");
