@@ -1,5 +1,6 @@
 #include "app/cli_util.h"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -100,11 +101,15 @@ bool have_program(const std::string& name) {
     return false;
 }
 
-const char* const kRenderPrecisionHelp =
-    "MLP matrix products while rendering: fp32 (for a snapshot trained in fp32, the same pixels as training's "
-    "validation); bf16 (fp32 "
-    "accumulation) on Intel AMX or AVX512-BF16, fp32 on CPUs with neither; auto: bf16 wherever the CPU has "
-    "either (about 10% faster frames, PSNR within 0.001 dB on lego-800)";
+void add_render_precision_option(CLI::App& cmd, std::string& precision) {
+    cmd.add_option("--precision", precision,
+                   "MLP matrix products while rendering: fp32 (for a snapshot trained in fp32, the same pixels as "
+                   "training's validation); bf16 (fp32 accumulation) on Intel AMX or AVX512-BF16, fp32 on CPUs with "
+                   "neither; auto: bf16 wherever the CPU has either (about 10% faster frames, PSNR within 0.001 dB on "
+                   "lego-800)")
+        ->check(CLI::IsMember({"fp32", "bf16", "auto"}))
+        ->capture_default_str();
+}
 
 MlpPrecision render_precision(const std::string& flag) {
     if (flag == "fp32") return MlpPrecision::kFp32;

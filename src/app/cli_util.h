@@ -8,6 +8,10 @@
 
 #include "nn/mlp.h"
 
+namespace CLI {
+class App;
+}
+
 namespace radiant {
 
 // Fails before any work if a file output could not be written later (folder missing or not
@@ -40,7 +44,7 @@ public:
 // "auto" (bf16 wherever the CPU has AVX512-BF16 or AMX: ~10% faster frames, PSNR within
 // 0.001 dB on lego-800). fp32 renders a snapshot trained in fp32 (what train's auto picks
 // without AMX) exactly as training's validation did.
-extern const char* const kRenderPrecisionHelp;
+void add_render_precision_option(CLI::App& cmd, std::string& precision);
 MlpPrecision render_precision(const std::string& flag);
 
 // Whether an executable is on PATH (e.g. ffmpeg for MP4 output).

@@ -103,9 +103,7 @@ Command add_eval_command(CLI::App& app) {
     cmd->add_option("--views", o->max_views, "score only the first N views (0: all)")->check(CLI::Range(0, 1000000));
     cmd->add_option("--report", o->report, "write a JSON report (DESIGN §1) to this path");
     cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 1024));
-    cmd->add_option("--precision", o->precision, kRenderPrecisionHelp)
-        ->check(CLI::IsMember({"fp32", "bf16", "auto"}))
-        ->capture_default_str();
+    add_render_precision_option(*cmd, o->precision);
     return {cmd, [o] {
                 run_eval(*o);
                 return 0;

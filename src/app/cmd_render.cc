@@ -212,9 +212,7 @@ Command add_render_command(CLI::App& app) {
     cmd->add_option("--background", o->background, "white, black or R,G,B in [0, 1]")->capture_default_str();
     cmd->add_option("--fps", o->fps, "frame rate of the MP4")->check(CLI::Range(1, 240))->capture_default_str();
     cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 1024));
-    cmd->add_option("--precision", o->precision, kRenderPrecisionHelp)
-        ->check(CLI::IsMember({"fp32", "bf16", "auto"}))
-        ->capture_default_str();
+    add_render_precision_option(*cmd, o->precision);
     return {cmd, [o] {
                 run_render(*o);
                 return 0;

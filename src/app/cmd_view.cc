@@ -73,9 +73,7 @@ Command add_view_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--token", o->token, "access token (default: none on loopback, a random one printed in the URL elsewhere)");
     cmd->add_option("--threads", o->threads, "render threads (0: all cores)")->check(CLI::Range(0, 1024));
-    cmd->add_option("--precision", o->precision, kRenderPrecisionHelp)
-        ->check(CLI::IsMember({"fp32", "bf16", "auto"}))
-        ->capture_default_str();
+    add_render_precision_option(*cmd, o->precision);
     return {cmd, [o] { return run_view(*o); }};
 }
 

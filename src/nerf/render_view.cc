@@ -71,6 +71,8 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
         const size_t x0 = (block % blocks_x) * kBlock, y0 = (block / blocks_x) * kBlock;
         const size_t bw = std::min(kBlock, size_t(camera.width) - x0), bh = std::min(kBlock, size_t(camera.height) - y0);
         const size_t W = bw * bh;
+        auto pixel_x = [&](size_t x) { return x0 + x % bw; };  // block-local index x -> image pixel
+        auto pixel_y = [&](size_t x) { return y0 + x / bw; };
         b.rays.resize(W);
         b.cursors.assign(W, MarchCursor{});
         b.T.assign(W, 1.0f);
@@ -78,7 +80,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
         b.depth_acc.assign(W, 0.0f);
         b.active.resize(W);
         for (size_t x = 0; x < W; ++x) {
-            b.rays[x] = camera_ray(camera, pose, model.config().scene, float(x0 + x % bw) + 0.5f, float(y0 + x / bw) + 0.5f);
+            b.rays[x] = camera_ray(camera, pose, model.config().scene, float(pixel_x(x)) + 0.5f, float(pixel_y(x)) + 0.5f);
             b.active[x] = uint32_t(x);
         }
         while (!b.active.empty()) {
@@ -144,7 +146,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
             }
         }
         for (size_t x = 0; x < W; ++x) {
-            const int px = int(x0 + x % bw), py = int(y0 + x / bw);
+            const int px = int(pixel_x(x)), py = int(pixel_y(x));
             for (int k = 0; k < 3; ++k)
                 out.at(px, py, k) = std::clamp(b.rgb_acc[3 * x + k] + b.T[x] * background[k], 0.0f, 1.0f);
             if (extras) {
