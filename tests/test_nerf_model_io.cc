@@ -146,6 +146,30 @@ TEST(ModelSnapshot, RejectsParametersThatDoNotMatchTheHeader) {
     EXPECT_RADIANT_ERROR(load_model_snapshot(path), "bad.radiant", "does not hold a NeRF model");
 }
 
+// The occupancy rule travels in the header; a header from before it had its own fields gets
+// the rule that model trained with (0.01 over its own step, the mean over all cascades), so
+// old snapshots render as they did.
+TEST(ModelSnapshot, OccupancyRuleRoundTripsAndOldHeadersKeepTheirRule) {
+    NerfModelConfig c = NerfModelConfig::for_scene(4.0f, {});
+    c.match_pixel_footprint(3.0f * c.march.min_step);
+    c.grid_threshold = 7.25f;
+    c.grid_threshold_per_cascade = false;
+    nlohmann::json j = model_config_to_json(c);
+    NerfModelConfig back = model_config_from_json(j, "m.radiant");
+    EXPECT_EQ(back.grid_threshold, 7.25f);
+    EXPECT_FALSE(back.grid_threshold_per_cascade);
+    j.erase("grid_threshold");
+    j.erase("grid_threshold_per_cascade");
+    back = model_config_from_json(j, "old.radiant");
+    EXPECT_FLOAT_EQ(back.grid_threshold, 0.01f / c.march.min_step);
+    EXPECT_FALSE(back.grid_threshold_per_cascade);
+    j = model_config_to_json(NerfModelConfig::for_scene(4.0f, {}));
+    back = model_config_from_json(j, "new.radiant");
+    EXPECT_TRUE(back.grid_threshold_per_cascade);
+    j["grid_threshold"] = -1.0f;
+    EXPECT_RADIANT_ERROR(model_config_from_json(j, "bad.radiant"), "bad.radiant", "model.grid_threshold is out of range");
+}
+
 TEST(ModelSnapshot, RefusesToSaveNonFiniteParameters) {
     ThreadPool pool(1);
     SmallScene scene(pool);

@@ -150,8 +150,11 @@ TEST(ModelConfig, StepMatchesThePixelFootprintButNeverGetsFinerThanInstantNgps) 
     EXPECT_EQ(c.march.min_step, base);
     c.match_pixel_footprint(3.0f * base);
     EXPECT_EQ(c.march.min_step, 3.0f * base);
-    // The occupancy threshold follows the step (optical thickness 0.01 over one step).
-    EXPECT_NEAR(NerfModel(c).grid().config().threshold, 0.01f / (3.0f * base), 1e-3f);
+    // The occupancy threshold does not follow the step: optical thickness 0.01 over
+    // instant-ngp's step, about 5.9 a unit of the cube, for coarse and fine views alike.
+    EXPECT_NEAR(NerfModel(c).grid().config().threshold, 0.01f / base, 1e-3f);
+    EXPECT_NEAR(NerfModel(c).grid().config().threshold, 5.912f, 1e-3f);
+    EXPECT_TRUE(NerfModel(c).grid().config().per_cascade_mean);
 }
 
 TEST(ModelConfig, TypicalFootprintIsTheGeometricMeanOverTheViews) {

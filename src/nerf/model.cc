@@ -33,8 +33,8 @@ NerfModel::NerfModel(const NerfModelConfig& config)
           OccupancyGridConfig g;
           g.resolution = config.grid_resolution;
           g.n_cascades = OccupancyGridConfig::cascades_for_aabb_scale(config.field.aabb_scale);
-          // Occupied = optical thickness over one minimal step above 0.01 (instant-ngp).
-          g.threshold = 0.01f / config.march.min_step;
+          g.threshold = config.grid_threshold;
+          g.per_cascade_mean = config.grid_threshold_per_cascade;
           return g;
       }()) {
     m_own_params.assign(m_field.n_params(), 0.0f);

@@ -18,6 +18,12 @@ struct NerfModelConfig {
     SceneTransform scene;
     MarchConfig march;
     int grid_resolution = 128;
+    // A cell is occupied when its density exceeds min(grid_threshold, its cascade's mean):
+    // optical thickness 0.01 over instant-ngp's minimal step sqrt(3)/1024, whatever step
+    // match_pixel_footprint() picks. (Snapshots from before these fields hold 0.01 over their
+    // own step and the mean over all cascades; model_io reads them back that way.)
+    float grid_threshold = 0.01f / MarchConfig{}.min_step;
+    bool grid_threshold_per_cascade = true;
 
     // instant-ngp's choices for a dataset's aabb_scale: cascades, cone angle.
     static NerfModelConfig for_scene(float aabb_scale, const SceneTransform& scene,
@@ -29,7 +35,9 @@ struct NerfModelConfig {
     // width of a pixel at the scene (`footprint`, unit-cube frame; pixel_footprint()) spends
     // samples on detail no view constrains, and the sample budget buys fewer rays. The step
     // becomes max(instant-ngp's sqrt(3)/1024, footprint): lego at 200x200 steps 2.8x further
-    // (and trains +1 dB in the same steps), lego at 800x800 keeps instant-ngp's step.
+    // (and trains +1 dB in the same steps), lego at 800x800 keeps instant-ngp's step. The
+    // occupancy threshold stays: tied to the step, it fell 3x on 270x480 fox views and left
+    // the fog of the young field occupied (about 200 samples a ray instead of about 120).
     void match_pixel_footprint(float footprint);
 };
 

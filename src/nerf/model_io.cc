@@ -48,6 +48,8 @@ json model_config_to_json(const NerfModelConfig& c) {
         {"scene", {{"scale", c.scene.scale}, {"offset", {c.scene.offset.x, c.scene.offset.y, c.scene.offset.z}}}},
         {"march", {{"min_step", c.march.min_step}, {"cone_angle", c.march.cone_angle}, {"max_samples", c.march.max_samples}}},
         {"grid_resolution", c.grid_resolution},
+        {"grid_threshold", c.grid_threshold},
+        {"grid_threshold_per_cascade", c.grid_threshold_per_cascade},
     };
 }
 
@@ -104,6 +106,14 @@ NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
     c.grid_resolution = get<int>(j, "grid_resolution", path, "model");
     check_range(c.grid_resolution >= 8 && c.grid_resolution <= 512 && c.grid_resolution % 2 == 0, path,
                 "model.grid_resolution");
+    if (j.contains("grid_threshold")) {
+        c.grid_threshold = get<float>(j, "grid_threshold", path, "model");
+        c.grid_threshold_per_cascade = get<bool>(j, "grid_threshold_per_cascade", path, "model");
+        check_range(std::isfinite(c.grid_threshold) && c.grid_threshold >= 0, path, "model.grid_threshold");
+    } else {  // written before the threshold was its own field: the rule those models trained with
+        c.grid_threshold = 0.01f / c.march.min_step;
+        c.grid_threshold_per_cascade = false;
+    }
     return c;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "core/error.h"
 
@@ -107,15 +108,21 @@ void OccupancyGrid::rebuild_bits() {
     // The threshold never exceeds the mean estimate, so a young field (low densities
     // everywhere) keeps the grid occupied instead of emptying it before anything is learnt.
     // Dead cells (< 0) count neither in the mean nor as occupied.
-    double sum = 0.0;
-    size_t live = 0;
-    for (float d : m_density)
-        if (d >= 0) sum += d, ++live;
-    const float mean = float(sum / double(std::max<size_t>(live, 1)));
-    const float threshold = std::min(m_config.threshold, mean);
-    m_live = live, m_occupied = 0;
+    const size_t K = size_t(m_config.n_cascades);
+    std::vector<double> sum(K, 0.0);
+    std::vector<size_t> live(K, 0);
+    for (size_t i = 0; i < m_density.size(); ++i)
+        if (m_density[i] >= 0) sum[i / m_cells] += m_density[i], ++live[i / m_cells];
+    const double all_sum = std::accumulate(sum.begin(), sum.end(), 0.0);
+    const size_t all_live = std::accumulate(live.begin(), live.end(), size_t(0));
+    auto mean = [](double s, size_t n) { return float(s / double(std::max<size_t>(n, 1))); };
+    std::vector<float> threshold(K);
+    for (size_t k = 0; k < K; ++k)
+        threshold[k] = std::min(m_config.threshold,
+                                m_config.per_cascade_mean ? mean(sum[k], live[k]) : mean(all_sum, all_live));
+    m_live = all_live, m_occupied = 0;
     for (size_t i = 0; i < m_density.size(); ++i) {
-        m_bits[i] = m_density[i] > threshold ? 1 : 0;
+        m_bits[i] = m_density[i] > threshold[i / m_cells] ? 1 : 0;
         m_occupied += m_bits[i];
     }
     // A block that overlaps the finer cascade counts as occupied, as such cells do for

@@ -5,7 +5,7 @@
 // default); cascade 0 is the unit cube. Each cell keeps a running density estimate: an update
 // decays every estimate (x0.95) and takes the max with fresh density samples at jittered
 // points in the updated cells; a cell is occupied when its estimate exceeds
-// min(threshold, mean estimate over the live cells).
+// min(threshold, mean estimate over the live cells of its cascade).
 //
 // Dead cells hold -1 and are never updated nor occupied: the cells of an outer cascade that a
 // finer one covers (the marcher never looks them up), and the cells no training camera sees
@@ -30,6 +30,10 @@ struct OccupancyGridConfig {
     int n_cascades = 1;        // 1 + log2(aabb_scale)
     float threshold = 0.01f;   // density above which a cell is occupied
     float decay = 0.95f;
+    // The threshold is capped by each cascade's own mean estimate, so a cascade whose content
+    // is still young (a room's walls) is not emptied because a finer one (the object) learnt
+    // faster; false: by the mean over all cascades (snapshots from before this rule).
+    bool per_cascade_mean = true;
 
     static int cascades_for_aabb_scale(float aabb_scale);
 };
