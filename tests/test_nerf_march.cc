@@ -308,9 +308,10 @@ TEST(OccupancyGrid, DeadCellsAreNeitherEvaluatedNorOccupied) {
     EXPECT_EQ(grid.densities()[3], 0.0f);
 }
 
-// The threshold is capped by each cascade's own mean: a young outer cascade (a room's walls,
-// still near the initial density) keeps its denser half while the object in cascade 0 has
-// grown far denser. Capped by the mean over all cascades instead, it would lose every cell.
+// The threshold is capped by each cascade's own mean over its live cells: a young outer
+// cascade (a room's walls, still near the initial density) keeps its denser cells while the
+// object in cascade 0 has grown far denser. Capped by the mean over all cascades instead, it
+// would lose every cell.
 TEST(OccupancyGrid, EachCascadeIsThresholdedAgainstItsOwnMean) {
     for (const bool per_cascade : {true, false}) {
         OccupancyGridConfig c;
@@ -321,17 +322,22 @@ TEST(OccupancyGrid, EachCascadeIsThresholdedAgainstItsOwnMean) {
         OccupancyGrid grid(c);
         std::vector<float>& d = grid.densities();
         const size_t n = grid.cells_per_cascade();
-        for (size_t i = 0; i < n; ++i) d[i] = 40.0f;                  // cascade 0: mean 40
-        for (size_t i = 0; i < n; ++i) d[n + i] = i % 2 ? 1.5f : 0.5f;  // cascade 1: mean 1
+        for (size_t i = 0; i < n; ++i) d[i] = 40.0f;  // cascade 0: mean 40
+        // Cascade 1: 1.0, 1.5, 1.0 and a dead cell, repeated. The mean over its live cells is
+        // 3.5 / 3 = 1.17; were the dead cells counted as 0 it would be 0.875, and the cells
+        // at 1.0 would pass too.
+        const float pattern[4] = {1.0f, 1.5f, 1.0f, -1.0f};
+        for (size_t i = 0; i < n; ++i) d[n + i] = pattern[i % 4];
         grid.rebuild_bits();
         // Cascade 0 against min(5, 40) either way.
         EXPECT_TRUE(grid.occupied_cell(0, size_t(0)));
-        // Cascade 1 against min(5, 1) = 1, or against min(5, (40 + 1) / 2) = 5.
+        // Cascade 1 against min(5, 1.17), or against min(5, (40 n + 0.875 n) / 1.75 n) = 5.
         size_t occupied = 0;
         for (size_t i = 0; i < n; ++i) occupied += grid.occupied_cell(1, i);
-        EXPECT_EQ(occupied, per_cascade ? n / 2 : 0) << "per_cascade_mean " << per_cascade;
+        EXPECT_EQ(occupied, per_cascade ? n / 4 : 0) << "per_cascade_mean " << per_cascade;
         EXPECT_EQ(grid.occupied_cell(1, size_t(1)), per_cascade);
         EXPECT_FALSE(grid.occupied_cell(1, size_t(0)));
+        EXPECT_FALSE(grid.occupied_cell(1, size_t(3))) << "dead";
     }
 }
 

@@ -163,6 +163,10 @@ TEST(ModelSnapshot, OccupancyRuleRoundTripsAndOldHeadersKeepTheirRule) {
     back = model_config_from_json(j, "old.radiant");
     EXPECT_FLOAT_EQ(back.grid_threshold, 0.01f / c.march.min_step);
     EXPECT_FALSE(back.grid_threshold_per_cascade);
+    // ... and the model's grid is built with that rule.
+    const NerfModel old_model(back);
+    EXPECT_FLOAT_EQ(old_model.grid().config().threshold, 0.01f / c.march.min_step);
+    EXPECT_FALSE(old_model.grid().config().per_cascade_mean);
     j = model_config_to_json(NerfModelConfig::for_scene(4.0f, {}));
     back = model_config_from_json(j, "new.radiant");
     EXPECT_TRUE(back.grid_threshold_per_cascade);

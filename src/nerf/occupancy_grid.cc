@@ -111,8 +111,9 @@ void OccupancyGrid::rebuild_bits() {
     const size_t K = size_t(m_config.n_cascades);
     std::vector<double> sum(K, 0.0);
     std::vector<size_t> live(K, 0);
-    for (size_t i = 0; i < m_density.size(); ++i)
-        if (m_density[i] >= 0) sum[i / m_cells] += m_density[i], ++live[i / m_cells];
+    for (size_t k = 0; k < K; ++k)
+        for (const float* d = &m_density[k * m_cells]; d != &m_density[k * m_cells] + m_cells; ++d)
+            if (*d >= 0) sum[k] += *d, ++live[k];
     const double all_sum = std::accumulate(sum.begin(), sum.end(), 0.0);
     const size_t all_live = std::accumulate(live.begin(), live.end(), size_t(0));
     auto mean = [](double s, size_t n) { return float(s / double(std::max<size_t>(n, 1))); };
@@ -121,10 +122,11 @@ void OccupancyGrid::rebuild_bits() {
         threshold[k] = std::min(m_config.threshold,
                                 m_config.per_cascade_mean ? mean(sum[k], live[k]) : mean(all_sum, all_live));
     m_live = all_live, m_occupied = 0;
-    for (size_t i = 0; i < m_density.size(); ++i) {
-        m_bits[i] = m_density[i] > threshold[i / m_cells] ? 1 : 0;
-        m_occupied += m_bits[i];
-    }
+    for (size_t k = 0; k < K; ++k)
+        for (size_t i = k * m_cells; i < (k + 1) * m_cells; ++i) {
+            m_bits[i] = m_density[i] > threshold[k] ? 1 : 0;
+            m_occupied += m_bits[i];
+        }
     // A block that overlaps the finer cascade counts as occupied, as such cells do for
     // empty_radius(): no jump may cross the finer cascade.
     const int R = m_config.resolution, n = R / m_block;
