@@ -21,8 +21,8 @@ struct NerfModelConfig {
     // A cell is occupied when its density exceeds min(grid_threshold, its cascade's mean):
     // optical thickness 0.01 over instant-ngp's minimal step sqrt(3)/1024, in every cascade
     // (instant-ngp halves it per cascade; that kept more fog and scored lower on fox) and
-    // whatever step match_pixel_footprint() picks. (Snapshots from before these fields hold 0.01 over their
-    // own step and the mean over all cascades; model_io reads them back that way.)
+    // whatever step match_pixel_footprint() picks. Snapshots from before these fields used 0.01
+    // over their own step and the mean over all cascades; model_io reads them back that way.
     float grid_threshold = 0.01f / MarchConfig{}.min_step;
     bool grid_threshold_per_cascade = true;
 

@@ -112,8 +112,8 @@ void OccupancyGrid::rebuild_bits() {
     std::vector<double> sum(K, 0.0);
     std::vector<size_t> live(K, 0);
     for (size_t k = 0; k < K; ++k)
-        for (const float* d = &m_density[k * m_cells]; d != &m_density[k * m_cells] + m_cells; ++d)
-            if (*d >= 0) sum[k] += *d, ++live[k];
+        for (size_t i = k * m_cells; i < (k + 1) * m_cells; ++i)
+            if (m_density[i] >= 0) sum[k] += m_density[i], ++live[k];
     const double all_sum = std::accumulate(sum.begin(), sum.end(), 0.0);
     const size_t all_live = std::accumulate(live.begin(), live.end(), size_t(0));
     auto mean = [](double s, size_t n) { return float(s / double(std::max<size_t>(n, 1))); };
