@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/rng.h"
+#include "core/thread_pool.h"
 #include "nerf/marcher.h"
 #include "nerf/occupancy_grid.h"
 
@@ -374,6 +375,111 @@ TEST(OccupancyGrid, UpdatesEvaluateEveryOccupiedCellUnlessTheyFillMoreThanAQuart
     grid.update(count(10.0f), rng, false);
     EXPECT_EQ(occupied_evaluated, occupied);
     EXPECT_NEAR(double(evaluated - occupied), (n - occupied) / 4.0, 5 * std::sqrt((n - occupied) * 0.25 * 0.75));
+}
+
+// One update as a serial pass over the cells: one stream in cell order, a draw per live empty
+// cell (a quarter chosen), one per live occupied cell when more than a quarter are occupied,
+// then three per chosen cell for its point. Returns the estimates it leaves.
+std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool warmup) {
+    std::vector<float> d = grid.densities();
+    const size_t cells = grid.cells_per_cascade();
+    size_t live = 0, occupied = 0;
+    for (size_t i = 0; i < d.size(); ++i) {
+        live += d[i] >= 0;
+        occupied += grid.occupied_cell(int(i / cells), i % cells);
+    }
+    const bool thin = !warmup && 4 * occupied > live;
+    const uint32_t keep = thin ? uint32_t(double(live) / 4.0 / double(occupied) * 4294967295.0) : 0;
+    std::vector<size_t> chosen;
+    for (size_t i = 0; i < d.size(); ++i) {
+        if (d[i] < 0) continue;
+        if (warmup) chosen.push_back(i);
+        else if (!grid.occupied_cell(int(i / cells), i % cells)) {
+            if (rng.next_below(4) == 0) chosen.push_back(i);
+        } else if (!thin || rng.next_uint() <= keep)
+            chosen.push_back(i);
+    }
+    std::vector<float> pos;
+    for (size_t i : chosen) {
+        Vec3 lo, hi;
+        grid.cell_bounds(int(i / cells), i % cells, lo, hi);
+        pos.push_back(lo.x + (hi.x - lo.x) * rng.next_float());
+        pos.push_back(lo.y + (hi.y - lo.y) * rng.next_float());
+        pos.push_back(lo.z + (hi.z - lo.z) * rng.next_float());
+    }
+    std::vector<float> value(chosen.size());
+    ball_density(pos.data(), chosen.size(), value.data());
+    for (float& v : d)
+        if (v > 0) v *= grid.config().decay;
+    for (size_t j = 0; j < chosen.size(); ++j) d[chosen[j]] = std::max(d[chosen[j]], value[j]);
+    return d;
+}
+
+// Updates and rebuilds split their work by z-plane over the pool's threads: the estimates are
+// those of a serial pass, the occupied cells, the blocks and the empty radii are the same with
+// any number of threads as with none, and each block is occupied exactly when one of its cells is (or, in an outer
+// cascade, when it overlaps the finer one).
+TEST(OccupancyGrid, UpdatesAreTheSameWhateverTheThreads) {
+    OccupancyGridConfig c;
+    c.resolution = 32;
+    c.n_cascades = 3;
+    c.threshold = 0.8f;  // a full grid stays occupied for the first updates (thinned), then empties
+    std::vector<double> fractions;
+    auto run = [&](ThreadPool* pool) {
+        OccupancyGrid grid(c);
+        grid.fill(1.0f);
+        std::vector<uint8_t> seen(grid.n_cells(), 1);
+        for (size_t i = 0; i < seen.size(); i += 7) seen[i] = 0;
+        grid.mark_dead(seen);
+        Pcg32 rng(12);
+        fractions.clear();
+        for (int i = 0; i < 7; ++i) {
+            fractions.push_back(grid.occupied_fraction());
+            // Each update draws the numbers, and leaves the estimates, of the serial pass.
+            Pcg32 reference_rng = rng;
+            const std::vector<float> want = serial_update(grid, reference_rng, /*warmup=*/i == 0);
+            grid.update(ball_density, rng, /*warmup=*/i == 0, pool);
+            EXPECT_EQ(grid.densities(), want) << "update " << i;
+            EXPECT_TRUE(rng == reference_rng) << "update " << i;
+        }
+        return grid;
+    };
+    const OccupancyGrid serial = run(nullptr);
+    EXPECT_GT(fractions[1], 0.5) << "thinned occupied cells";
+    EXPECT_LT(fractions.back(), 0.1) << "all occupied cells";
+    const int R = c.resolution, B = serial.block_size(), nb = R / B;
+    ASSERT_EQ(B, 8);
+    size_t occupied = 0;
+    for (int k = 0; k < c.n_cascades; ++k)
+        for (int z = 0; z < R; ++z)
+            for (int y = 0; y < R; ++y)
+                for (int x = 0; x < R; ++x) occupied += serial.occupied_cell(k, x, y, z);
+    EXPECT_GT(occupied, 100u);
+    for (int k = 0; k < c.n_cascades; ++k)
+        for (int bz = 0; bz < nb; ++bz)
+            for (int by = 0; by < nb; ++by)
+                for (int bx = 0; bx < nb; ++bx) {
+                    bool any = false;
+                    for (int z = bz * B; z < (bz + 1) * B; ++z)
+                        for (int y = by * B; y < (by + 1) * B; ++y)
+                            for (int x = bx * B; x < (bx + 1) * B; ++x)
+                                any = any || serial.occupied_cell(k, x, y, z) || serial.overlaps_finer(k, x, y, z);
+                    ASSERT_EQ(serial.occupied_block(k, bx, by, bz), any) << k << " " << bx << " " << by << " " << bz;
+                }
+    for (int threads : {1, 2, 3}) {
+        ThreadPool pool(threads);
+        const OccupancyGrid parallel = run(&pool);
+        ASSERT_EQ(parallel.densities(), serial.densities()) << threads << " threads";
+        EXPECT_DOUBLE_EQ(parallel.occupied_fraction(), serial.occupied_fraction());
+        for (int k = 0; k < c.n_cascades; ++k)
+            for (int z = 0; z < R; ++z)
+                for (int y = 0; y < R; ++y)
+                    for (int x = 0; x < R; ++x) {
+                        ASSERT_EQ(parallel.occupied_cell(k, x, y, z), serial.occupied_cell(k, x, y, z));
+                        ASSERT_EQ(parallel.empty_radius(k, x, y, z), serial.empty_radius(k, x, y, z));
+                        ASSERT_EQ(parallel.occupied_block(k, x / B, y / B, z / B), serial.occupied_block(k, x / B, y / B, z / B));
+                    }
+    }
 }
 
 }  // namespace

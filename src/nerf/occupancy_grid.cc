@@ -23,7 +23,7 @@ OccupancyGrid::OccupancyGrid(const OccupancyGridConfig& c) : m_config(c) {
     const size_t n = size_t(c.resolution / m_block);
     m_block_bits.assign(n * n * n * size_t(c.n_cascades), 0);
     m_radius.assign(m_cells * c.n_cascades, 0);
-    rebuild_radius();
+    rebuild_radius(nullptr);
 }
 
 size_t OccupancyGrid::cell_of(const Vec3& p, int k) const {
@@ -46,42 +46,90 @@ bool OccupancyGrid::occupied(const Vec3& p) const {
     return occupied_cell(k, cell_of(p, k));
 }
 
-void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup) {
-    // Choose cells and jittered points first (serial, deterministic), then evaluate.
+namespace {
+// Calls f(i) for every i in [0, n): on the pool's threads when there is one, else in order.
+// Every item writes only its own results, so nothing depends on the thread count.
+template <class F>
+void for_each_item(ThreadPool* pool, size_t n, F&& f) {
+    if (pool && pool->size() > 1) pool->parallel_for_dynamic(n, [&](size_t i, int) { f(i); });
+    else
+        for (size_t i = 0; i < n; ++i) f(i);
+}
+}  // namespace
+
+void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, ThreadPool* pool) {
     // After warm-up: a random quarter of the empty cells, and the occupied ones, all of them
     // while they are at most a quarter of the live cells (object captures), else a random
     // quarter's worth (real scenes fill half the grid with walls and what lies behind them):
     // about instant-ngp's budget of uniform plus occupied samples.
     const bool thin_occupied = !warmup && 4 * m_occupied > m_live;
     const uint32_t keep_occupied = thin_occupied ? uint32_t(double(m_live) / 4.0 / double(m_occupied) * 4294967295.0) : 0;
+    // Cells and jittered points come from one stream in cell order: a draw per live empty
+    // cell (next_below(4) never rejects, as 4 divides 2^32), one per live occupied cell when
+    // those are thinned, then three per chosen cell. Each z-plane counts its draws, jumps the
+    // stream to its first one (Pcg32::advance) and runs in parallel with the others, drawing
+    // exactly the numbers a serial pass would.
+    const int R = m_config.resolution;
+    const size_t plane = size_t(R) * size_t(R), n_planes = m_density.size() / plane;
+    auto draws = [&](size_t i) { return !warmup && m_density[i] >= 0 && (!m_bits[i] || thin_occupied); };
+    auto pick = [&](Pcg32& stream, size_t i) {
+        if (m_density[i] < 0) return false;  // dead
+        if (warmup) return true;
+        if (!m_bits[i]) return stream.next_uint() % 4 == 0;
+        return !thin_occupied || stream.next_uint() <= keep_occupied;
+    };
+    std::vector<size_t>&first_draw = m_first_draw.v, &first_pick = m_first_pick.v;
+    first_draw.assign(n_planes + 1, 0);
+    first_pick.assign(n_planes + 1, 0);
+    for_each_item(pool, n_planes, [&](size_t p) {
+        size_t n = 0;
+        for (size_t i = p * plane; i < (p + 1) * plane; ++i) n += draws(i);
+        first_draw[p + 1] = n;
+    });
+    for (size_t p = 0; p < n_planes; ++p) first_draw[p + 1] += first_draw[p];
+    for_each_item(pool, n_planes, [&](size_t p) {
+        Pcg32 choice = rng;
+        choice.advance(first_draw[p]);
+        size_t n = 0;
+        for (size_t i = p * plane; i < (p + 1) * plane; ++i) n += pick(choice, i);
+        first_pick[p + 1] = n;
+    });
+    for (size_t p = 0; p < n_planes; ++p) first_pick[p + 1] += first_pick[p];
+    const size_t n_chosen = first_pick[n_planes];
     std::vector<uint32_t>& chosen = m_chosen.v;
-    chosen.clear();
-    chosen.reserve(warmup ? m_density.size() : m_density.size() / 2);
-    for (size_t i = 0; i < m_density.size(); ++i) {
-        if (m_density[i] < 0) continue;  // dead
-        bool pick;
-        if (warmup) pick = true;
-        else if (!m_bits[i]) pick = rng.next_below(4) == 0;
-        else pick = !thin_occupied || rng.next_uint() <= keep_occupied;
-        if (pick) chosen.push_back(uint32_t(i));
-    }
     std::vector<float>&pos = m_pos.v, &value = m_value.v;
-    pos.resize(chosen.size() * 3);
-    value.resize(chosen.size());
-    for (size_t j = 0; j < chosen.size(); ++j) {
-        const int k = int(chosen[j] / m_cells);
-        Vec3 lo, hi;
-        cell_bounds(k, chosen[j] % m_cells, lo, hi);
-        pos[3 * j] = lo.x + (hi.x - lo.x) * rng.next_float();
-        pos[3 * j + 1] = lo.y + (hi.y - lo.y) * rng.next_float();
-        pos[3 * j + 2] = lo.z + (hi.z - lo.z) * rng.next_float();
-    }
-    if (!chosen.empty()) density(pos.data(), chosen.size(), value.data());
-    for (float& d : m_density)
-        if (d > 0) d *= m_config.decay;
-    for (size_t j = 0; j < chosen.size(); ++j)
-        m_density[chosen[j]] = std::max(m_density[chosen[j]], value[j]);
-    rebuild_bits();
+    chosen.resize(n_chosen);
+    pos.resize(3 * n_chosen);
+    value.resize(n_chosen);
+    Pcg32 jitter_start = rng;
+    jitter_start.advance(first_draw[n_planes]);
+    for_each_item(pool, n_planes, [&](size_t p) {
+        Pcg32 choice = rng, jitter = jitter_start;
+        choice.advance(first_draw[p]);
+        jitter.advance(3 * first_pick[p]);
+        size_t j = first_pick[p];
+        for (size_t i = p * plane; i < (p + 1) * plane; ++i) {
+            if (!pick(choice, i)) continue;
+            Vec3 lo, hi;
+            cell_bounds(int(i / m_cells), i % m_cells, lo, hi);
+            chosen[j] = uint32_t(i);
+            pos[3 * j] = lo.x + (hi.x - lo.x) * jitter.next_float();
+            pos[3 * j + 1] = lo.y + (hi.y - lo.y) * jitter.next_float();
+            pos[3 * j + 2] = lo.z + (hi.z - lo.z) * jitter.next_float();
+            ++j;
+        }
+    });
+    rng = jitter_start;
+    rng.advance(3 * n_chosen);
+    if (n_chosen) density(pos.data(), n_chosen, value.data());
+    // Decay, then the fresh samples, a z-plane at a time.
+    for_each_item(pool, n_planes, [&](size_t p) {
+        for (size_t i = p * plane; i < (p + 1) * plane; ++i)
+            if (m_density[i] > 0) m_density[i] *= m_config.decay;
+        for (size_t j = first_pick[p]; j < first_pick[p + 1]; ++j)
+            m_density[chosen[j]] = std::max(m_density[chosen[j]], value[j]);
+    });
+    rebuild_bits(pool);
 }
 
 void OccupancyGrid::fill(float density) {
@@ -104,40 +152,73 @@ void OccupancyGrid::mark_dead(const std::vector<uint8_t>& seen) {
     rebuild_bits();
 }
 
-void OccupancyGrid::rebuild_bits() {
+void OccupancyGrid::rebuild_bits(ThreadPool* pool) {
     // The threshold never exceeds the mean estimate, so a young field (low densities
     // everywhere) keeps the grid occupied instead of emptying it before anything is learnt.
-    // Dead cells (< 0) count neither in the mean nor as occupied.
-    const size_t K = size_t(m_config.n_cascades);
-    std::vector<double> sum(K, 0.0);
-    std::vector<size_t> live(K, 0);
-    for (size_t k = 0; k < K; ++k)
-        for (size_t i = k * m_cells; i < (k + 1) * m_cells; ++i)
-            if (m_density[i] >= 0) sum[k] += m_density[i], ++live[k];
+    // Dead cells (< 0) count neither in the mean nor as occupied. Sums go by z-plane, then
+    // plane by plane in order, whatever the threads.
+    const int R = m_config.resolution, K = m_config.n_cascades;
+    const size_t plane = size_t(R) * size_t(R), n_planes = size_t(K) * size_t(R);
+    std::vector<PlaneCount>& count = m_plane_count.v;
+    count.assign(n_planes, PlaneCount{});
+    for_each_item(pool, n_planes, [&](size_t p) {
+        const float* d = &m_density[p * plane];
+        double sum[8] = {};
+        size_t live[8] = {};
+        size_t i = 0;
+        for (; i + 8 <= plane; i += 8)
+            for (size_t l = 0; l < 8; ++l) {
+                const bool is_live = d[i + l] >= 0;
+                sum[l] += is_live ? double(d[i + l]) : 0.0;
+                live[l] += is_live;
+            }
+        for (; i < plane; ++i)
+            if (d[i] >= 0) sum[0] += d[i], ++live[0];
+        for (size_t l = 0; l < 8; ++l) count[p].sum += sum[l], count[p].live += live[l];
+    });
+    std::array<double, 8> sum{};  // per cascade (at most 8)
+    std::array<size_t, 8> live{};
+    for (size_t p = 0; p < n_planes; ++p) sum[p / size_t(R)] += count[p].sum, live[p / size_t(R)] += count[p].live;
     const double all_sum = std::accumulate(sum.begin(), sum.end(), 0.0);
     const size_t all_live = std::accumulate(live.begin(), live.end(), size_t(0));
     auto mean = [](double s, size_t n) { return float(s / double(std::max<size_t>(n, 1))); };
-    std::vector<float> threshold(K);
-    for (size_t k = 0; k < K; ++k)
+    std::array<float, 8> threshold{};
+    for (size_t k = 0; k < size_t(K); ++k)
         threshold[k] = std::min(m_config.threshold,
                                 m_config.per_cascade_mean ? mean(sum[k], live[k]) : mean(all_sum, all_live));
-    m_live = all_live, m_occupied = 0;
-    for (size_t k = 0; k < K; ++k)
-        for (size_t i = k * m_cells; i < (k + 1) * m_cells; ++i) {
-            m_bits[i] = m_density[i] > threshold[k] ? 1 : 0;
-            m_occupied += m_bits[i];
+    // Bits and blocks a slab of block_size() planes at a time. A block that overlaps the finer
+    // cascade counts as occupied, as such cells do for empty_radius(): no jump may cross the
+    // finer cascade.
+    const int B = m_block, n = R / B;
+    const int finer_lo = R / 4, finer_hi = (3 * R + 3) / 4;  // overlaps_finer()'s cell range
+    auto block_overlaps_finer = [&](int k, int b) { return k > 0 && b * B < finer_hi && (b + 1) * B > finer_lo; };
+    for_each_item(pool, size_t(K) * size_t(n), [&](size_t slab) {
+        const int k = int(slab) / n, bz = int(slab) % n;
+        const float thr = threshold[size_t(k)];
+        uint8_t* blocks = &m_block_bits[slab * size_t(n) * size_t(n)];
+        for (int by = 0; by < n; ++by)
+            for (int bx = 0; bx < n; ++bx)
+                blocks[by * n + bx] = block_overlaps_finer(k, bx) && block_overlaps_finer(k, by) && block_overlaps_finer(k, bz);
+        for (int z = bz * B; z < (bz + 1) * B; ++z) {
+            size_t occupied = 0;
+            for (int y = 0; y < R; ++y) {
+                const size_t row = size_t(k) * m_cells + (size_t(z) * size_t(R) + size_t(y)) * size_t(R);
+                uint8_t* bits = &m_bits[row];
+                const float* d = &m_density[row];
+                for (int x = 0; x < R; ++x) bits[x] = d[x] > thr ? 1 : 0;
+                uint8_t* block_row = blocks + (y / B) * n;
+                for (int bx = 0; bx < n; ++bx) {
+                    uint8_t any = 0;
+                    for (int x = bx * B; x < (bx + 1) * B; ++x) any |= bits[x], occupied += bits[x];
+                    block_row[bx] |= any;
+                }
+            }
+            count[size_t(k) * size_t(R) + size_t(z)].occupied = occupied;
         }
-    // A block that overlaps the finer cascade counts as occupied, as such cells do for
-    // empty_radius(): no jump may cross the finer cascade.
-    const int R = m_config.resolution, n = R / m_block;
-    std::fill(m_block_bits.begin(), m_block_bits.end(), uint8_t(0));
-    for (int k = 0; k < m_config.n_cascades; ++k)
-        for (int z = 0; z < R; ++z)
-            for (int y = 0; y < R; ++y)
-                for (int x = 0; x < R; ++x)
-                    if (occupied_cell(k, x, y, z) || overlaps_finer(k, x, y, z))
-                        m_block_bits[((size_t(k) * n + z / m_block) * n + y / m_block) * n + x / m_block] = 1;
-    rebuild_radius();
+    });
+    m_live = all_live, m_occupied = 0;
+    for (const PlaneCount& c : count) m_occupied += c.occupied;
+    rebuild_radius(pool);
 }
 
 namespace {
@@ -145,25 +226,38 @@ namespace {
 void dilate_row(uint8_t* __restrict d, const uint8_t* __restrict s, uint8_t lim, size_t n) {
     for (size_t x = 0; x < n; ++x) d[x] = std::min(d[x], std::max(lim, s[x]));
 }
+
+// One pass of the distance transform along an axis whose neighbours lie `stride` apart: the
+// run of `len` cells at position a (of R along the axis) becomes the minimum over the window
+// of max(|a - a'|, src(a')), with the window capped at C.
+void min_over_window(const uint8_t* src, uint8_t* dst, size_t stride, int a, int R, int C, size_t len) {
+    std::copy_n(src + size_t(a) * stride, len, dst);
+    for (int off = 1; off < C; ++off) {
+        if (a - off >= 0) dilate_row(dst, src + size_t(a - off) * stride, uint8_t(off), len);
+        if (a + off < R) dilate_row(dst, src + size_t(a + off) * stride, uint8_t(off), len);
+    }
+}
 }  // namespace
 
-void OccupancyGrid::rebuild_radius() {
+void OccupancyGrid::rebuild_radius(ThreadPool* pool) {
     // The Chebyshev distance transform is separable: the distance to the nearest occupied cell
     // along x, then d(y) = min over y' of max(|y - y'|, d_x(y')), then the same along z. The
     // cap keeps the window short and the values in a byte; the y and z passes run over whole
-    // x-rows at once, so they vectorise.
+    // x-rows at once, so they vectorise. Each pass runs a z-plane (or, along z, an output
+    // plane) at a time.
     constexpr int C = kMaxEmptyRadius;
     const int R = m_config.resolution;
-    const size_t row = size_t(R), plane = row * row;
+    const size_t row = size_t(R), plane = row * row, n_planes = size_t(m_config.n_cascades) * row;
     std::vector<uint8_t>& tmp = m_radius_tmp.v;
-    tmp.resize(m_cells);  // every byte is written before it is read
-    for (int k = 0; k < m_config.n_cascades; ++k) {
-        const uint8_t* bits = &m_bits[size_t(k) * m_cells];
-        uint8_t* out = &m_radius[size_t(k) * m_cells];
+    tmp.resize(m_radius.size());  // every byte is written before it is read
+    for_each_item(pool, n_planes, [&](size_t p) {  // along x, then along y: out -> tmp
+        const int k = int(p / row), z = int(p % row);
+        const uint8_t* bits = &m_bits[p * plane];
+        uint8_t* out = &m_radius[p * plane];
         // In outer cascades the cells over the next finer cascade count as occupied: points
         // there are looked up in the finer cascade, so no jump may cross them.
-        for (size_t r0 = 0; r0 < m_cells; r0 += row) {  // along x, in out
-            const int y = int(r0 / row % row), z = int(r0 / plane);
+        for (int y = 0; y < R; ++y) {
+            const size_t r0 = size_t(y) * row;
             auto occupied = [&](int x) { return bits[r0 + x] != 0 || overlaps_finer(k, x, y, z); };
             int run = C;
             for (int x = 0; x < R; ++x) {
@@ -176,31 +270,12 @@ void OccupancyGrid::rebuild_radius() {
                 out[r0 + x] = uint8_t(std::min<int>(out[r0 + x], run));
             }
         }
-        // One pass along the axis whose neighbours are `stride` apart, over runs of `len`
-        // contiguous cells: src -> dst.
-        auto pass = [&](const uint8_t* src, uint8_t* dst, size_t stride, size_t len, size_t outer_stride,
-                        size_t n_outer) {
-            for (size_t o = 0; o < n_outer; ++o)
-                for (int a = 0; a < R; ++a) {
-                    uint8_t* d = dst + o * outer_stride + size_t(a) * stride;
-                    const uint8_t* s0 = src + o * outer_stride;
-                    std::copy_n(s0 + size_t(a) * stride, len, d);
-                    for (int off = 1; off < C; ++off) {
-                        const uint8_t lim = uint8_t(off);
-                        if (a - off >= 0) {
-                            const uint8_t* s = s0 + size_t(a - off) * stride;
-                            dilate_row(d, s, lim, len);
-                        }
-                        if (a + off < R) {
-                            const uint8_t* s = s0 + size_t(a + off) * stride;
-                            dilate_row(d, s, lim, len);
-                        }
-                    }
-                }
-        };
-        pass(out, tmp.data(), row, row, plane, row);  // along y, one z-plane at a time
-        pass(tmp.data(), out, plane, plane, 0, 1);    // along z, whole planes at once
-    }
+        for (int y = 0; y < R; ++y) min_over_window(out, &tmp[p * plane + size_t(y) * row], row, y, R, C, row);
+    });
+    for_each_item(pool, n_planes, [&](size_t p) {  // along z: tmp -> out
+        const size_t k = p / row;
+        min_over_window(&tmp[k * m_cells], &m_radius[p * plane], plane, int(p % row), R, C, plane);
+    });
 }
 
 double OccupancyGrid::occupied_fraction() const { return double(m_occupied) / double(m_bits.size()); }

@@ -95,8 +95,8 @@ public:
     // One update. Warm-up updates every live cell; later ones a random quarter of the empty
     // live cells plus the occupied ones: all of them while they are at most a quarter of the
     // live cells, else a random quarter of the live cells' count of them. Deterministic for a
-    // given rng state.
-    void update(const DensityFn& density, Pcg32& rng, bool warmup);
+    // given rng state, whatever the pool's threads (none: the calling thread alone).
+    void update(const DensityFn& density, Pcg32& rng, bool warmup, ThreadPool* pool = nullptr);
 
     // Marks every live cell occupied (useful before training starts and in tests).
     void fill(float density);
@@ -119,7 +119,7 @@ public:
     // Per-cell estimates (-1: dead), for snapshots (call rebuild_bits() after changing them).
     std::vector<float>& densities() { return m_density; }
     const std::vector<float>& densities() const { return m_density; }
-    void rebuild_bits();
+    void rebuild_bits(ThreadPool* pool = nullptr);
 
 private:
     OccupancyGridConfig m_config;
@@ -143,8 +143,14 @@ private:
     Scratch<uint32_t> m_chosen;
     Scratch<float> m_pos, m_value;
     Scratch<uint8_t> m_radius_tmp;
+    Scratch<size_t> m_first_draw, m_first_pick;  // update(): per z-plane, where its draws and picks begin
+    struct PlaneCount {
+        double sum = 0;  // of the live estimates
+        size_t live = 0, occupied = 0;
+    };
+    Scratch<PlaneCount> m_plane_count;  // rebuild_bits(), per z-plane of each cascade
 
-    void rebuild_radius();
+    void rebuild_radius(ThreadPool* pool);
 };
 
 }  // namespace radiant
