@@ -417,8 +417,8 @@ std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool war
 
 // Updates and rebuilds split their work by z-plane over the pool's threads: the estimates are
 // those of a serial pass, the occupied cells, the blocks and the empty radii are the same with
-// any number of threads as with none, and each block is occupied exactly when one of its cells is (or, in an outer
-// cascade, when it overlaps the finer one).
+// any number of threads as with none, and each block is occupied exactly when one of its cells
+// is (or, in an outer cascade, when it overlaps the finer one).
 TEST(OccupancyGrid, UpdatesAreTheSameWhateverTheThreads) {
     OccupancyGridConfig c;
     c.resolution = 32;

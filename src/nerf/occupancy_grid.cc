@@ -74,9 +74,9 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, Th
     auto draws = [&](size_t i) { return !warmup && m_density[i] >= 0 && (!m_bits[i] || thin_occupied); };
     auto pick = [&](Pcg32& stream, size_t i) {
         if (m_density[i] < 0) return false;  // dead
-        if (warmup) return true;
-        if (!m_bits[i]) return stream.next_uint() % 4 == 0;
-        return !thin_occupied || stream.next_uint() <= keep_occupied;
+        if (!draws(i)) return true;          // warm-up, or occupied cells none of which are thinned
+        const uint32_t r = stream.next_uint();
+        return m_bits[i] ? r <= keep_occupied : r % 4 == 0;
     };
     std::vector<size_t>&first_draw = m_first_draw.v, &first_pick = m_first_pick.v;
     first_draw.assign(n_planes + 1, 0);
@@ -190,8 +190,7 @@ void OccupancyGrid::rebuild_bits(ThreadPool* pool) {
     // cascade counts as occupied, as such cells do for empty_radius(): no jump may cross the
     // finer cascade.
     const int B = m_block, n = R / B;
-    const int finer_lo = R / 4, finer_hi = (3 * R + 3) / 4;  // overlaps_finer()'s cell range
-    auto block_overlaps_finer = [&](int k, int b) { return k > 0 && b * B < finer_hi && (b + 1) * B > finer_lo; };
+    auto block_overlaps_finer = [&](int k, int b) { return k > 0 && axis_overlaps_finer(b * B, (b + 1) * B); };
     for_each_item(pool, size_t(K) * size_t(n), [&](size_t slab) {
         const int k = int(slab) / n, bz = int(slab) % n;
         const float thr = threshold[size_t(k)];

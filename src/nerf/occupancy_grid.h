@@ -111,8 +111,11 @@ public:
         return k > 0 && x >= lo && x < hi && y >= lo && y < hi && z >= lo && z < hi;
     }
     bool overlaps_finer(int k, int x, int y, int z) const {
-        const int lo = m_config.resolution / 4, hi = (3 * m_config.resolution + 3) / 4;
-        return k > 0 && x >= lo && x < hi && y >= lo && y < hi && z >= lo && z < hi;
+        return k > 0 && axis_overlaps_finer(x, x + 1) && axis_overlaps_finer(y, y + 1) && axis_overlaps_finer(z, z + 1);
+    }
+    // Whether cells [first, end) along one axis of an outer cascade meet the finer cascade.
+    bool axis_overlaps_finer(int first, int end) const {
+        return first < (3 * m_config.resolution + 3) / 4 && end > m_config.resolution / 4;
     }
     double occupied_fraction() const;
 
