@@ -50,7 +50,7 @@ TEST(OccupancyGrid, UpdateFindsAKnownBallAndDecaysElsewhere) {
     c.n_cascades = 2;
     OccupancyGrid grid(c);
     Pcg32 rng(1);
-    grid.update(ball_density, rng, /*warmup=*/true);
+    grid.update(ball_density, rng, /*warmup=*/true, 0);
     EXPECT_TRUE(grid.occupied({0.5f, 0.5f, 0.5f}));
     EXPECT_FALSE(grid.occupied({0.1f, 0.1f, 0.1f}));
     EXPECT_FALSE(grid.occupied({1.3f, 0.5f, 0.5f}));
@@ -58,14 +58,15 @@ TEST(OccupancyGrid, UpdateFindsAKnownBallAndDecaysElsewhere) {
     // cells; cells the surface crosses add a little.
     const double ball = (4.0 / 3.0 * 3.14159 * 0.008) * (1.0 + 1.0 / 8.0) / 2.0;
     EXPECT_NEAR(grid.occupied_fraction(), ball, ball * 0.3);
-    // Non-warm-up updates keep the ball (occupied cells are always re-evaluated).
-    for (int i = 0; i < 5; ++i) grid.update(ball_density, rng, false);
+    // Non-warm-up updates keep the ball (occupied cells are re-evaluated, or held while dense).
+    for (int i = 1; i <= 5; ++i) grid.update(ball_density, rng, false, uint64_t(i));
     EXPECT_TRUE(grid.occupied({0.5f, 0.5f, 0.5f}));
     // A grid that starts fully occupied empties outside the ball as the estimates decay
-    // (0.95^n falls below the 0.01 threshold after ~90 updates).
+    // (0.95^n falls below the 0.01 threshold after ~90 updates; cells held dense decay by
+    // 0.95^8 on every eighth).
     OccupancyGrid full(c);
     full.fill(1.0f);
-    for (int i = 0; i < 100; ++i) full.update(ball_density, rng, i < 10);
+    for (int i = 0; i < 100; ++i) full.update(ball_density, rng, i < 10, uint64_t(i));
     EXPECT_TRUE(full.occupied({0.5f, 0.5f, 0.5f}));
     EXPECT_FALSE(full.occupied({0.1f, 0.1f, 0.1f}));
     EXPECT_NEAR(full.occupied_fraction(), ball, ball * 0.5);
@@ -98,7 +99,7 @@ TEST(Marcher, NoSamplesInEmptyCellsOfAConvergedGrid) {
     c.resolution = 32;
     OccupancyGrid grid(c);
     Pcg32 rng(2);
-    grid.update(ball_density, rng, true);
+    grid.update(ball_density, rng, true, 0);
     MarchConfig m;
     std::vector<RaySample> s(m.max_samples);
     Pcg32 dirs(3);
@@ -145,7 +146,7 @@ TEST(Marcher, SegmentsConcatenateToTheWholeRay) {
     c.n_cascades = 2;
     OccupancyGrid grid(c);
     Pcg32 rng(4);
-    grid.update(ball_density, rng, true);
+    grid.update(ball_density, rng, true, 0);
     MarchConfig m;
     m.cone_angle = 1.0f / 256.0f;
     std::vector<RaySample> whole(m.max_samples), part(7);
@@ -293,12 +294,12 @@ TEST(OccupancyGrid, DeadCellsAreNeitherEvaluatedNorOccupied) {
         ball_density(pos, n, out);
     };
     Pcg32 rng(9);
-    grid.update(density, rng, /*warmup=*/true);
+    grid.update(density, rng, /*warmup=*/true, 0);
     // Live: half of cascade 0 and cascade 1 less its covered eighth.
     EXPECT_EQ(evaluated, grid.cells_per_cascade() / 2 + grid.cells_per_cascade() * 7 / 8);
     EXPECT_TRUE(grid.occupied({0.6f, 0.5f, 0.5f}));
     EXPECT_FALSE(grid.occupied({0.4f, 0.5f, 0.5f})) << "in the ball, but dead";
-    for (int i = 0; i < 40; ++i) grid.update(density, rng, false);
+    for (int i = 1; i <= 40; ++i) grid.update(density, rng, false, uint64_t(i));
     EXPECT_TRUE(grid.dead_cell(0, 3)) << "decay keeps the mark";
     grid.fill(2.0f);
     EXPECT_TRUE(grid.dead_cell(0, 3)) << "fill keeps the mark";
@@ -348,6 +349,7 @@ TEST(OccupancyGrid, EachCascadeIsThresholdedAgainstItsOwnMean) {
 TEST(OccupancyGrid, UpdatesEvaluateEveryOccupiedCellUnlessTheyFillMoreThanAQuarter) {
     OccupancyGridConfig c;
     c.resolution = 16;
+    c.dense_refresh = 1;  // no cell held (DenseCellsAreHeldBetweenTheirRounds)
     OccupancyGrid grid(c);
     Pcg32 rng(4);
     size_t evaluated = 0, occupied_evaluated = 0;
@@ -362,41 +364,50 @@ TEST(OccupancyGrid, UpdatesEvaluateEveryOccupiedCellUnlessTheyFillMoreThanAQuart
     };
     grid.fill(1.0f);  // every cell occupied
     const size_t n = grid.n_cells();
-    grid.update(count(1.0f), rng, false);
+    grid.update(count(1.0f), rng, false, 1);
     EXPECT_NEAR(double(evaluated), n / 4.0, 5 * std::sqrt(n * 0.25 * 0.75));
     EXPECT_EQ(occupied_evaluated, evaluated);
     // A ball of about 3% of the cells: each occupied cell, plus a quarter of the empty ones.
     grid.fill(0.0f);
     evaluated = occupied_evaluated = 0;
-    grid.update(ball_density, rng, /*warmup=*/true);
+    grid.update(ball_density, rng, /*warmup=*/true, 0);
     const size_t occupied = size_t(std::lround(grid.occupied_fraction() * double(n)));
     ASSERT_GT(occupied, n / 50);
     ASSERT_LT(occupied, n / 4);
-    grid.update(count(10.0f), rng, false);
+    grid.update(count(10.0f), rng, false, 2);
     EXPECT_EQ(occupied_evaluated, occupied);
     EXPECT_NEAR(double(evaluated - occupied), (n - occupied) / 4.0, 5 * std::sqrt((n - occupied) * 0.25 * 0.75));
 }
 
 // One update as a serial pass over the cells: one stream in cell order, a draw per live empty
-// cell (a quarter chosen), one per live occupied cell when more than a quarter are occupied,
-// then three per chosen cell for its point. Returns the estimates it leaves.
-std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool warmup) {
+// cell (a quarter chosen), one per live occupied cell that is not held dense when more than a
+// quarter of the live cells are such, then three per chosen cell for its point. Returns the
+// estimates it leaves.
+std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool warmup, uint64_t round) {
     std::vector<float> d = grid.densities();
+    const OccupancyGridConfig& c = grid.config();
     const size_t cells = grid.cells_per_cascade();
-    size_t live = 0, occupied = 0;
+    const size_t refresh = warmup ? 1 : size_t(c.dense_refresh);
+    const float refresh_decay = std::pow(c.decay, float(refresh));
+    auto dense = [&](size_t i) { return refresh > 1 && d[i] > c.threshold / refresh_decay; };
+    auto due = [&](size_t i) { return (i + round) % refresh == 0; };
+    auto occupied = [&](size_t i) { return grid.occupied_cell(int(i / cells), i % cells); };
+    size_t live = 0, candidates = 0;
     for (size_t i = 0; i < d.size(); ++i) {
         live += d[i] >= 0;
-        occupied += grid.occupied_cell(int(i / cells), i % cells);
+        candidates += occupied(i) && !(dense(i) && !due(i));
     }
-    const bool thin = !warmup && 4 * occupied > live;
-    const uint32_t keep = thin ? uint32_t(double(live) / 4.0 / double(occupied) * 4294967295.0) : 0;
+    const bool thin = !warmup && 4 * candidates > live;
+    const uint32_t keep = thin ? uint32_t(double(live) / 4.0 / double(candidates) * 4294967295.0) : 0;
     std::vector<size_t> chosen;
     for (size_t i = 0; i < d.size(); ++i) {
         if (d[i] < 0) continue;
         if (warmup) chosen.push_back(i);
-        else if (!grid.occupied_cell(int(i / cells), i % cells)) {
+        else if (!occupied(i)) {
             if (rng.next_below(4) == 0) chosen.push_back(i);
-        } else if (!thin || rng.next_uint() <= keep)
+        } else if (dense(i) && !due(i))
+            continue;
+        else if (!thin || rng.next_uint() <= keep)
             chosen.push_back(i);
     }
     std::vector<float> pos;
@@ -409,8 +420,11 @@ std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool war
     }
     std::vector<float> value(chosen.size());
     ball_density(pos.data(), chosen.size(), value.data());
-    for (float& v : d)
-        if (v > 0) v *= grid.config().decay;
+    for (size_t i = 0; i < d.size(); ++i) {
+        if (d[i] <= 0) continue;
+        if (!dense(i)) d[i] *= c.decay;
+        else if (due(i)) d[i] *= refresh_decay;
+    }
     for (size_t j = 0; j < chosen.size(); ++j) d[chosen[j]] = std::max(d[chosen[j]], value[j]);
     return d;
 }
@@ -419,11 +433,12 @@ std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool war
 // those of a serial pass, the occupied cells, the blocks and the empty radii are the same with
 // any number of threads as with none, and each block is occupied exactly when one of its cells
 // is (or, in an outer cascade, when it overlaps the finer one).
-TEST(OccupancyGrid, UpdatesAreTheSameWhateverTheThreads) {
+void expect_updates_the_same_whatever_the_threads(int dense_refresh) {
     OccupancyGridConfig c;
     c.resolution = 32;
     c.n_cascades = 3;
     c.threshold = 0.8f;  // a full grid stays occupied for the first updates (thinned), then empties
+    c.dense_refresh = dense_refresh;  // the ball's cells (10) are dense, the filled ones (1) not
     std::vector<double> fractions;
     auto run = [&](ThreadPool* pool) {
         OccupancyGrid grid(c);
@@ -437,8 +452,8 @@ TEST(OccupancyGrid, UpdatesAreTheSameWhateverTheThreads) {
             fractions.push_back(grid.occupied_fraction());
             // Each update draws the numbers, and leaves the estimates, of the serial pass.
             Pcg32 reference_rng = rng;
-            const std::vector<float> want = serial_update(grid, reference_rng, /*warmup=*/i == 0);
-            grid.update(ball_density, rng, /*warmup=*/i == 0, pool);
+            const std::vector<float> want = serial_update(grid, reference_rng, /*warmup=*/i == 0, uint64_t(i));
+            grid.update(ball_density, rng, /*warmup=*/i == 0, uint64_t(i), pool);
             EXPECT_EQ(grid.densities(), want) << "update " << i;
             EXPECT_TRUE(rng == reference_rng) << "update " << i;
         }
@@ -480,6 +495,74 @@ TEST(OccupancyGrid, UpdatesAreTheSameWhateverTheThreads) {
                         ASSERT_EQ(parallel.occupied_block(k, x / B, y / B, z / B), serial.occupied_block(k, x / B, y / B, z / B));
                     }
     }
+}
+
+TEST(OccupancyGrid, UpdatesAreTheSameWhateverTheThreads) {
+    expect_updates_the_same_whatever_the_threads(8);  // dense cells held between their rounds
+}
+
+TEST(OccupancyGrid, UpdatesAreTheSameWhateverTheThreadsWhenNoCellIsHeld) {
+    expect_updates_the_same_whatever_the_threads(1);
+}
+
+// After warm-up a dense cell (estimate above threshold / decay^8) is evaluated only on its
+// round, one update in eight staggered over the cells, and holds its estimate in between; on
+// its round it decays by decay^8 before the max. Known answer: once the ball is gone, a cell
+// that held 10 falls 10 -> 6.63 -> ... on its rounds until it is no longer dense, then by 0.95
+// an update until it empties, no later than without holding.
+TEST(OccupancyGrid, DenseCellsAreHeldBetweenTheirRounds) {
+    OccupancyGridConfig c;
+    c.resolution = 16;
+    c.threshold = 0.8f;
+    OccupancyGrid grid(c);
+    Pcg32 rng(4);
+    bool ball = true;
+    uint64_t round = 0;
+    // Counts, for one update, the evaluations in dense cells and those not due.
+    size_t dense_evaluated = 0, not_due = 0;
+    const float dense_above = c.threshold / std::pow(c.decay, 8.0f);
+    auto density = [&](const float* pos, size_t n, float* out) {
+        for (size_t i = 0; i < n; ++i) {
+            const size_t cell = grid.cell_of({pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]}, 0);
+            if (grid.densities()[cell] > dense_above) ++dense_evaluated, not_due += (cell + round) % 8 != 0;
+        }
+        // The ball while it is there, and a slab x > 0.75 always: the slab keeps the mean,
+        // which caps the threshold, above 0.8.
+        if (ball) ball_density(pos, n, out);
+        else std::fill(out, out + n, 0.0f);
+        for (size_t i = 0; i < n; ++i)
+            if (pos[3 * i] > 0.75f) out[i] = 10.0f;
+    };
+    grid.update(density, rng, /*warmup=*/true, 0);
+    const size_t centre = grid.cell_of({0.5f, 0.5f, 0.5f}, 0);
+    ASSERT_EQ(grid.densities()[centre], 10.0f);
+    size_t dense_due = 0;
+    for (round = 1; round <= 8; ++round) {
+        dense_due = 0;
+        for (size_t i = 0; i < grid.n_cells(); ++i) dense_due += grid.densities()[i] > dense_above && (i + round) % 8 == 0;
+        dense_evaluated = not_due = 0;
+        grid.update(density, rng, false, round);
+        EXPECT_EQ(not_due, 0u) << "round " << round;
+        EXPECT_EQ(dense_evaluated, dense_due) << "round " << round << ": few candidates, none thinned";
+        EXPECT_EQ(grid.densities()[centre], 10.0f) << "held, or evaluated again at 10";
+    }
+    EXPECT_GT(dense_due, 0u);
+    ball = false;
+    float want = 10.0f;
+    int updates_occupied = 0;
+    for (round = 9; round < 200 && grid.occupied_cell(0, centre); ++round) {
+        grid.update(density, rng, false, round);
+        if (want > dense_above) {
+            if ((centre + round) % 8 == 0) want *= std::pow(c.decay, 8.0f);
+        } else
+            want *= c.decay;
+        ASSERT_FLOAT_EQ(grid.densities()[centre], want) << "round " << round;
+        ++updates_occupied;
+    }
+    EXPECT_FALSE(grid.occupied_cell(0, centre));
+    // Without holding, 10 * 0.95^n falls to 0.8 after 50 updates.
+    EXPECT_LE(updates_occupied, 50);
+    EXPECT_GE(updates_occupied, 40);
 }
 
 }  // namespace

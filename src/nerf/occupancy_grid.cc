@@ -57,36 +57,51 @@ void for_each_item(ThreadPool* pool, size_t n, F&& f) {
 }
 }  // namespace
 
-void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, ThreadPool* pool) {
-    // After warm-up: a random quarter of the empty cells, and the occupied ones, all of them
-    // while they are at most a quarter of the live cells (object captures), else a random
-    // quarter's worth (real scenes fill half the grid with walls and what lies behind them):
-    // about instant-ngp's budget of uniform plus occupied samples.
-    const bool thin_occupied = !warmup && 4 * m_occupied > m_live;
-    const uint32_t keep_occupied = thin_occupied ? uint32_t(double(m_live) / 4.0 / double(m_occupied) * 4294967295.0) : 0;
-    // Cells and jittered points come from one stream in cell order: a draw per live empty
-    // cell (next_below(4) never rejects, as 4 divides 2^32), one per live occupied cell when
-    // those are thinned, then three per chosen cell. Each z-plane counts its draws, jumps the
-    // stream to its first one (Pcg32::advance) and runs in parallel with the others, drawing
-    // exactly the numbers a serial pass would.
+void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, uint64_t round, ThreadPool* pool) {
     const int R = m_config.resolution;
     const size_t plane = size_t(R) * size_t(R), n_planes = m_density.size() / plane;
-    auto draws = [&](size_t i) { return !warmup && m_density[i] >= 0 && (!m_bits[i] || thin_occupied); };
+    // Dense cells are held between their rounds (see dense_refresh).
+    const size_t refresh = warmup ? 1 : size_t(std::max(m_config.dense_refresh, 1));
+    const float refresh_decay = std::pow(m_config.decay, float(refresh));
+    const float dense_above = m_config.threshold / refresh_decay;
+    const size_t phase = size_t(round % refresh);
+    auto dense = [&](size_t i) { return refresh > 1 && m_density[i] > dense_above; };
+    auto due = [&](size_t i) { return (i + phase) % refresh == 0; };
+    // After warm-up: a random quarter of the empty cells, and the occupied ones not held, all
+    // of them while they are at most a quarter of the live cells (object captures), else a
+    // random quarter's worth (real scenes fill half the grid with walls and what lies behind
+    // them): about instant-ngp's budget of uniform plus occupied samples.
+    std::vector<size_t>&plane_empty = m_plane_empty.v, &plane_candidates = m_plane_candidates.v;
+    plane_empty.assign(n_planes, 0);
+    plane_candidates.assign(n_planes, 0);
+    if (!warmup)
+        for_each_item(pool, n_planes, [&](size_t p) {
+            for (size_t i = p * plane; i < (p + 1) * plane; ++i) {
+                if (m_density[i] < 0) continue;
+                if (!m_bits[i]) ++plane_empty[p];
+                else plane_candidates[p] += !dense(i) || due(i);
+            }
+        });
+    const size_t candidates = std::accumulate(plane_candidates.begin(), plane_candidates.end(), size_t(0));
+    const bool thin_occupied = !warmup && 4 * candidates > m_live;
+    const uint32_t keep_occupied = thin_occupied ? uint32_t(double(m_live) / 4.0 / double(candidates) * 4294967295.0) : 0;
+    // Cells and jittered points come from one stream in cell order: a draw per live empty
+    // cell (next_below(4) never rejects, as 4 divides 2^32), one per candidate occupied cell
+    // when those are thinned, then three per chosen cell. Each z-plane knows its draws, jumps
+    // the stream to its first one (Pcg32::advance) and runs in parallel with the others,
+    // drawing exactly the numbers a serial pass would.
     auto pick = [&](Pcg32& stream, size_t i) {
         if (m_density[i] < 0) return false;  // dead
-        if (!draws(i)) return true;          // warm-up, or occupied cells none of which are thinned
-        const uint32_t r = stream.next_uint();
-        return m_bits[i] ? r <= keep_occupied : r % 4 == 0;
+        if (warmup) return true;
+        if (!m_bits[i]) return stream.next_uint() % 4 == 0;
+        if (dense(i) && !due(i)) return false;  // held
+        return !thin_occupied || stream.next_uint() <= keep_occupied;
     };
     std::vector<size_t>&first_draw = m_first_draw.v, &first_pick = m_first_pick.v;
     first_draw.assign(n_planes + 1, 0);
     first_pick.assign(n_planes + 1, 0);
-    for_each_item(pool, n_planes, [&](size_t p) {
-        size_t n = 0;
-        for (size_t i = p * plane; i < (p + 1) * plane; ++i) n += draws(i);
-        first_draw[p + 1] = n;
-    });
-    for (size_t p = 0; p < n_planes; ++p) first_draw[p + 1] += first_draw[p];
+    for (size_t p = 0; p < n_planes; ++p)
+        first_draw[p + 1] = first_draw[p] + plane_empty[p] + (thin_occupied ? plane_candidates[p] : 0);
     for_each_item(pool, n_planes, [&](size_t p) {
         Pcg32 choice = rng;
         choice.advance(first_draw[p]);
@@ -122,10 +137,14 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, Th
     rng = jitter_start;
     rng.advance(3 * n_chosen);
     if (n_chosen) density(pos.data(), n_chosen, value.data());
-    // Decay, then the fresh samples, a z-plane at a time.
+    // Decay (a dense cell only on its round, by the updates it was held), then the fresh
+    // samples, a z-plane at a time.
     for_each_item(pool, n_planes, [&](size_t p) {
-        for (size_t i = p * plane; i < (p + 1) * plane; ++i)
-            if (m_density[i] > 0) m_density[i] *= m_config.decay;
+        for (size_t i = p * plane; i < (p + 1) * plane; ++i) {
+            if (m_density[i] <= 0) continue;
+            if (!dense(i)) m_density[i] *= m_config.decay;
+            else if (due(i)) m_density[i] *= refresh_decay;
+        }
         for (size_t j = first_pick[p]; j < first_pick[p + 1]; ++j)
             m_density[chosen[j]] = std::max(m_density[chosen[j]], value[j]);
     });

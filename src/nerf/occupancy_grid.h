@@ -4,7 +4,8 @@
 // Cascade k is a cube of side 2^k centred at (0.5, 0.5, 0.5) split into R^3 cells (R = 128 by
 // default); cascade 0 is the unit cube. Each cell keeps a running density estimate: an update
 // decays every estimate (x0.95) and takes the max with fresh density samples at jittered
-// points in the updated cells; a cell is occupied when its estimate exceeds
+// points in the updated cells (cells far above the threshold are held, and updated one round
+// in eight: dense_refresh); a cell is occupied when its estimate exceeds
 // min(threshold, mean estimate over the live cells of its cascade).
 //
 // Dead cells hold -1 and are never updated nor occupied: the cells of an outer cascade that a
@@ -34,6 +35,14 @@ struct OccupancyGridConfig {
     // is still young (a room's walls) is not emptied because a finer one (the object) learnt
     // faster; false: by the mean over all cascades (snapshots from before this rule).
     bool per_cascade_mean = true;
+    // After warm-up, a cell whose estimate exceeds threshold / decay^dense_refresh ("dense")
+    // is re-evaluated only on every dense_refresh-th update (staggered over the cells) and
+    // holds its estimate in between; on its update it decays by decay^dense_refresh before
+    // the max with the fresh sample. Such a cell stays occupied that long either way, and on
+    // real captures most occupied cells are dense (fox: three quarters by step 800), so this
+    // saves up to a third of an update's evaluations. 1: every cell every update (the rule
+    // before).
+    int dense_refresh = 8;
 
     static int cascades_for_aabb_scale(float aabb_scale);
 };
@@ -93,10 +102,12 @@ public:
     // Density at n points, pos[3*i..3*i+2] (unit-cube frame) -> out[i].
     using DensityFn = std::function<void(const float* pos, size_t n, float* out)>;
     // One update. Warm-up updates every live cell; later ones a random quarter of the empty
-    // live cells plus the occupied ones: all of them while they are at most a quarter of the
-    // live cells, else a random quarter of the live cells' count of them. Deterministic for a
-    // given rng state, whatever the pool's threads (none: the calling thread alone).
-    void update(const DensityFn& density, Pcg32& rng, bool warmup, ThreadPool* pool = nullptr);
+    // live cells plus the occupied ones that are not dense and held (see dense_refresh; `round`
+    // counts the updates, so it says which are due): all of them while they are at most a
+    // quarter of the live cells, else a random quarter of the live cells' count of them.
+    // Deterministic for a given rng state and round, whatever the pool's threads (none: the
+    // calling thread alone).
+    void update(const DensityFn& density, Pcg32& rng, bool warmup, uint64_t round, ThreadPool* pool = nullptr);
 
     // Marks every live cell occupied (useful before training starts and in tests).
     void fill(float density);
@@ -147,6 +158,7 @@ private:
     Scratch<float> m_pos, m_value;
     Scratch<uint8_t> m_radius_tmp;
     Scratch<size_t> m_first_draw, m_first_pick;  // update(): per z-plane, where its draws and picks begin
+    Scratch<size_t> m_plane_empty, m_plane_candidates;  // update(): per z-plane, the empty and occupied cells it may pick
     struct PlaneCount {
         double sum = 0;  // of the live estimates
         size_t live = 0, occupied = 0;

@@ -149,7 +149,8 @@ void NerfTrainer::restore_progress(uint64_t step, size_t next_rays, const std::v
 void NerfTrainer::update_grid() {
     Pcg32 rng = stream_for(m_config.seed, m_step, 0xFFFFFFFFull);
     m_model.grid().update([&](const float* pos, size_t n, float* out) { grid_densities(pos, n, out); }, rng,
-                          m_step < uint64_t(m_config.grid_warmup_steps), &m_pool);
+                          m_step < uint64_t(m_config.grid_warmup_steps),
+                          m_step / uint64_t(m_config.grid_update_interval), &m_pool);
 }
 
 void NerfTrainer::grid_densities(const float* pos, size_t n, float* out) {
