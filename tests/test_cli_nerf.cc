@@ -37,7 +37,7 @@ struct Scene {
     DemoScene scene;
     Scene() : scene(test::write_tiny_demo_scene(dir / "scene")) {}
     std::string train_args(const std::string& snapshot) const {
-        // fp32 MLPs on any CPU (auto picks bf16 on AMX), so eval --precision fp32 reproduces
+        // fp32 MLPs on any CPU (auto picks bf16 on AMX or AVX512-BF16), so eval --precision fp32 reproduces
         // training's validation.
         return "train " + scene.train_json + " --log2-table 14 --target-samples 4096 --threads 2 --seed 9 --precision fp32 --snapshot " +
                snapshot;

@@ -120,11 +120,11 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
         mc.field.set_encoding(levels, features);
         // Steps no finer than the views resolve (NerfModelConfig::match_pixel_footprint).
         mc.match_pixel_footprint(typical_pixel_footprint(images, mc.scene, &comm));
-        // auto: bf16 only on AMX. On AVX512-BF16 (Zen 4) the MLP step is 1.29x faster but a
-        // training step only ~4%, and lego-200 at 60 s scored the same (BENCHMARKS.md).
-        const bool bf16 = o.precision == "bf16" ? amx::available()
-                          : o.precision == "auto" ? amx::backend() == amx::Bf16Backend::kAmx
-                                                  : false;
+        // auto: bf16 wherever the CPU has AMX or AVX512-BF16. On Zen 4 (AVX512-BF16) a fox
+        // step is ~8% and a lego-200 step ~3% faster, at the same PSNR after the same steps
+        // (BENCHMARKS.md, round 9; round 1 had found no gain, when the MLPs were a smaller
+        // share of a step).
+        const bool bf16 = o.precision != "fp32" && amx::available();
         mc.field.precision = bf16 ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
         model = std::make_unique<NerfModel>(mc);
         model->init_params(config.seed);
@@ -360,7 +360,8 @@ Command add_train_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--token", o->view_token, "viewer access token with --view (default: random when not loopback)");
     cmd->add_option("--precision", o->precision, "MLP matrix products: fp32; bf16 (fp32 accumulation and master weights) on Intel AMX or "
-                    "AVX512-BF16, fp32 on CPUs with neither; auto: bf16 on AMX only, where it pays")
+                    "AVX512-BF16, fp32 on CPUs with neither; auto: bf16 wherever the CPU runs it natively (fox steps ~8% faster "
+                    "at the same PSNR per step)")
         ->check(CLI::IsMember({"fp32", "bf16", "auto"}))
         ->capture_default_str();
     cmd->add_option("--mpi-optimizer", o->mpi_optimizer,
