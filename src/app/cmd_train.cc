@@ -124,7 +124,10 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
         // step is ~8% and a lego-200 step ~3% faster, at the same PSNR after the same steps
         // (BENCHMARKS.md, round 9; round 1 had found no gain, when the MLPs were a smaller
         // share of a step).
-        const bool bf16 = o.precision != "fp32" && amx::available();
+        // Ranks agree: bf16 only where every rank's CPU runs it, so a cluster of mixed CPUs
+        // trains (and snapshots) one precision.
+        bool bf16 = o.precision != "fp32" && amx::available();
+        if (comm.distributed()) bf16 = !comm.any(!bf16);
         mc.field.precision = bf16 ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
         model = std::make_unique<NerfModel>(mc);
         model->init_params(config.seed);
