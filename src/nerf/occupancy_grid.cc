@@ -67,6 +67,7 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, ui
     const size_t phase = size_t(round % refresh);
     auto dense = [&](size_t i) { return refresh > 1 && m_density[i] > dense_above; };
     auto due = [&](size_t i) { return (i + phase) % refresh == 0; };
+    auto held = [&](size_t i) { return dense(i) && !due(i); };
     // After warm-up: a random quarter of the empty cells, and the occupied ones not held, all
     // of them while they are at most a quarter of the live cells (object captures), else a
     // random quarter's worth (real scenes fill half the grid with walls and what lies behind
@@ -79,7 +80,7 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, ui
             for (size_t i = p * plane; i < (p + 1) * plane; ++i) {
                 if (m_density[i] < 0) continue;
                 if (!m_bits[i]) ++plane_empty[p];
-                else plane_candidates[p] += !dense(i) || due(i);
+                else plane_candidates[p] += !held(i);
             }
         });
     const size_t candidates = std::accumulate(plane_candidates.begin(), plane_candidates.end(), size_t(0));
@@ -94,7 +95,7 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, ui
         if (m_density[i] < 0) return false;  // dead
         if (warmup) return true;
         if (!m_bits[i]) return stream.next_uint() % 4 == 0;
-        if (dense(i) && !due(i)) return false;  // held
+        if (held(i)) return false;
         return !thin_occupied || stream.next_uint() <= keep_occupied;
     };
     std::vector<size_t>&first_draw = m_first_draw.v, &first_pick = m_first_pick.v;
