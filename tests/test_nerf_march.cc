@@ -349,7 +349,8 @@ TEST(OccupancyGrid, EachCascadeIsThresholdedAgainstItsOwnMean) {
 TEST(OccupancyGrid, UpdatesEvaluateEveryOccupiedCellUnlessTheyFillMoreThanAQuarter) {
     OccupancyGridConfig c;
     c.resolution = 16;
-    c.dense_refresh = 1;  // no cell held (DenseCellsAreHeldBetweenTheirRounds)
+    c.dense_refresh = 1;     // no cell held (DenseCellsAreHeldBetweenTheirRounds)
+    c.far_empty_radius = 0;  // every empty cell a quarter of the time (FarEmptyCells...)
     OccupancyGrid grid(c);
     Pcg32 rng(4);
     size_t evaluated = 0, occupied_evaluated = 0;
@@ -379,14 +380,55 @@ TEST(OccupancyGrid, UpdatesEvaluateEveryOccupiedCellUnlessTheyFillMoreThanAQuart
     EXPECT_NEAR(double(evaluated - occupied), (n - occupied) / 4.0, 5 * std::sqrt((n - occupied) * 0.25 * 0.75));
 }
 
+// After warm-up, empty cells far from the occupied ones (empty_radius() >= 3) are evaluated a
+// sixteenth of the time, the empty ones nearer a quarter, the occupied ones every time.
+TEST(OccupancyGrid, FarEmptyCellsAreEvaluatedLessOftenThanNearOnes) {
+    OccupancyGridConfig c;
+    c.resolution = 32;
+    c.dense_refresh = 1;  // no cell held
+    ASSERT_EQ(c.far_empty_radius, 3);
+    ASSERT_EQ(c.far_empty_every, 16);
+    OccupancyGrid grid(c);
+    Pcg32 rng(9);
+    grid.update(ball_density, rng, /*warmup=*/true, 0);  // the ball, radius 6.4 cells
+    const int R = c.resolution;
+    // Tally each evaluated cell by its distance class before the update changes the radii.
+    std::vector<int> radius(grid.n_cells());
+    for (int z = 0; z < R; ++z)
+        for (int y = 0; y < R; ++y)
+            for (int x = 0; x < R; ++x) radius[size_t((z * R + y) * R + x)] = grid.empty_radius(0, x, y, z);
+    size_t cells[3] = {}, evaluated[3] = {};  // occupied, near empty, far empty
+    auto class_of = [](int r) { return r == 0 ? 0 : r < 3 ? 1 : 2; };
+    for (int r : radius) ++cells[class_of(r)];
+    ASSERT_GT(cells[1], 1000u);
+    ASSERT_GT(cells[2], 20000u);
+    for (int i = 1; i <= 4; ++i)
+        grid.update(
+            [&](const float* pos, size_t n, float* out) {
+                for (size_t j = 0; j < n; ++j) {
+                    const Vec3 p{pos[3 * j], pos[3 * j + 1], pos[3 * j + 2]};
+                    ++evaluated[class_of(radius[grid.cell_of(p, 0)])];
+                }
+                ball_density(pos, n, out);
+            },
+            rng, false, uint64_t(i));
+    EXPECT_EQ(evaluated[0], 4 * cells[0]);
+    auto expect_rate = [&](size_t k, double p) {
+        const double n = 4.0 * double(cells[k]);
+        EXPECT_NEAR(double(evaluated[k]), n * p, 5 * std::sqrt(n * p * (1 - p))) << "class " << k;
+    };
+    expect_rate(1, 1.0 / 4);
+    expect_rate(2, 1.0 / 16);
+}
+
 // One update as a serial pass over the cells: one stream in cell order, a draw per live empty
-// cell (a quarter chosen), one per live occupied cell that is not held dense when more than a
-// quarter of the live cells are such, then three per chosen cell for its point. Returns the
-// estimates it leaves.
+// cell (a quarter chosen, a sixteenth of the far ones), one per live occupied cell that is not
+// held dense when more than a quarter of the live cells are such, then three per chosen cell
+// for its point. Returns the estimates it leaves.
 std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool warmup, uint64_t round) {
     std::vector<float> d = grid.densities();
     const OccupancyGridConfig& c = grid.config();
-    const size_t cells = grid.cells_per_cascade();
+    const size_t cells = grid.cells_per_cascade(), R = size_t(c.resolution);
     const size_t refresh = warmup ? 1 : size_t(c.dense_refresh);
     const float refresh_decay = std::pow(c.decay, float(refresh));
     auto dense = [&](size_t i) { return refresh > 1 && d[i] > c.threshold / refresh_decay; };
@@ -404,7 +446,9 @@ std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool war
         if (d[i] < 0) continue;
         if (warmup) chosen.push_back(i);
         else if (!occupied(i)) {
-            if (rng.next_below(4) == 0) chosen.push_back(i);
+            const int k = int(i / cells), x = int(i % cells % R), y = int(i % cells / R % R), z = int(i % cells / (R * R));
+            const bool far = c.far_empty_radius > 0 && grid.empty_radius(k, x, y, z) >= c.far_empty_radius;
+            if (rng.next_below(far ? uint32_t(c.far_empty_every) : 4u) == 0) chosen.push_back(i);
         } else if (dense(i) && !due(i))
             continue;
         else if (!thin || rng.next_uint() <= keep)

@@ -16,6 +16,7 @@ int OccupancyGridConfig::cascades_for_aabb_scale(float aabb_scale) {
 
 OccupancyGrid::OccupancyGrid(const OccupancyGridConfig& c) : m_config(c) {
     RD_CHECK(c.resolution >= 2 && c.n_cascades >= 1 && c.n_cascades <= 8);
+    RD_CHECK(c.far_empty_every >= 1 && (c.far_empty_every & (c.far_empty_every - 1)) == 0);
     m_cells = size_t(c.resolution) * c.resolution * c.resolution;
     m_density.assign(m_cells * c.n_cascades, 0.0f);
     m_bits.assign(m_cells * c.n_cascades, 0);
@@ -68,6 +69,13 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, ui
     auto dense = [&](size_t i) { return refresh > 1 && m_density[i] > dense_above; };
     auto due = [&](size_t i) { return (i + phase) % refresh == 0; };
     auto held = [&](size_t i) { return dense(i) && !due(i); };
+    // One draw per live empty cell either way: 1 in far_empty_every of them when far from the
+    // occupied cells (the radii of the bits the last update left), else 1 in 4.
+    const int far_radius = m_config.far_empty_radius;
+    const uint32_t far_every = uint32_t(m_config.far_empty_every);
+    auto empty_chosen = [&](size_t i, uint32_t draw) {
+        return far_radius > 0 && m_radius[i] >= far_radius ? draw % far_every == 0 : draw % 4 == 0;
+    };
     // After warm-up: a random quarter of the empty cells, and the occupied ones not held, all
     // of them while they are at most a quarter of the live cells (object captures), else a
     // random quarter's worth (real scenes fill half the grid with walls and what lies behind
@@ -87,14 +95,15 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, ui
     const bool thin_occupied = !warmup && 4 * candidates > m_live;
     const uint32_t keep_occupied = thin_occupied ? uint32_t(double(m_live) / 4.0 / double(candidates) * 4294967295.0) : 0;
     // Cells and jittered points come from one stream in cell order: a draw per live empty
-    // cell (next_below(4) never rejects, as 4 divides 2^32), one per candidate occupied cell
+    // cell (its remainder by 4 or far_empty_every, which divide 2^32, as next_below() would
+    // give without rejecting), one per candidate occupied cell
     // when those are thinned, then three per chosen cell. Each z-plane knows its draws, jumps
     // the stream to its first one (Pcg32::advance) and runs in parallel with the others,
     // drawing exactly the numbers a serial pass would.
     auto pick = [&](Pcg32& stream, size_t i) {
         if (m_density[i] < 0) return false;  // dead
         if (warmup) return true;
-        if (!m_bits[i]) return stream.next_uint() % 4 == 0;
+        if (!m_bits[i]) return empty_chosen(i, stream.next_uint());
         if (held(i)) return false;
         return !thin_occupied || stream.next_uint() <= keep_occupied;
     };

@@ -43,8 +43,10 @@ struct NerfTrainConfig {
     int grid_update_interval = 16;
     // Steps during which every grid update evaluates every cell. instant-ngp's 256 took ~10% of a
     // 60 s lego-200 run here (each full pass is a density evaluation per cell, as many as 16
-    // steps' samples); 128 scores the same in the same steps (BENCHMARKS.md).
-    int grid_warmup_steps = 128;
+    // steps' samples); 128 scored the same in the same steps, and so does 64 (fox, 3 seeds x
+    // 1000 steps; lego-200, 2 x 750: BENCHMARKS.md, round 10), which saves fox 4 passes of
+    // 5 M cells.
+    int grid_warmup_steps = 64;
     size_t target_samples = size_t(1) << 16;  // per step; the ray count adapts to it
     size_t initial_rays = 2048;
     uint64_t seed = 1337;
