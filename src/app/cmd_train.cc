@@ -353,7 +353,12 @@ Command add_train_command(CLI::App& app) {
     cmd->add_option("--lr", o->lr, "Adam learning rate (constant for 70% of the run, then halved every 6%)")
         ->check(CLI::Range(1e-6f, 1e38f))
         ->capture_default_str();
-    cmd->add_option("--loss", o->loss, "loss: l2 or huber")->check(CLI::IsMember({"l2", "huber"}))->capture_default_str();
+    cmd->add_option("--loss", o->loss,
+                    "what training minimises: l2 (squared error) or huber (squared below 0.1, linear above: pixels "
+                    "that no pose or exposure explains pull less; on fox the same PSNR as l2 over 4 seeds, on lego "
+                    "0.1 dB less). The reported loss is the squared error either way")
+        ->check(CLI::IsMember({"l2", "huber"}))
+        ->capture_default_str();
     cmd->add_flag("--view", o->view, "serve the viewer while training: the page follows training, can pause, resume "
                                      "and save (open the printed URL)");
     cmd->add_option("--port", o->view_port, "viewer port with --view (0: any free one)")

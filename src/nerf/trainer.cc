@@ -251,7 +251,8 @@ size_t NerfTrainer::march_rays(Chunk& ch, size_t c, size_t ray_begin, size_t ray
 }
 
 // Rays [r0, r1) of the chunk, whose samples form one tile: forward, composite, loss and the
-// whole backward while the tile is in cache. Returns the summed loss.
+// whole backward while the tile is in cache. Returns the summed squared error of the rays'
+// colours (what PSNR measures, whatever loss trains).
 double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int thread) {
     const NerfField& field = m_model.field();
     const float* params = m_model.params().data();
@@ -262,24 +263,28 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
     if (nt > 0)
         field.forward_encoded(m_model.packed(), ch.enc + i0, ch.n, ch.dir + 3 * i0, nt, scratch.ws, sigma, rgb);
     const float grad_scale = 1.0f / float(std::max<size_t>(m_rays, 1) * 3);
-    double loss = 0.0;
+    double squared_error = 0.0;
     for (size_t r = r0; r < r1; ++r) {
         const size_t s0 = ch.ray_begin[r] - i0, m = ch.ray_begin[r + 1] - ch.ray_begin[r];  // s0 within the tile
         const float* bg = ch.background + 3 * r;
         const float* dt = ch.dt + i0 + s0;
         const CompositeResult cr = composite_forward(sigma + s0, rgb + 3 * s0, dt, m, bg);
         float d_color[3];
-        loss += loss_and_gradient(m_config.loss, cr.rgb, ch.target + 3 * r, 3, grad_scale, d_color,
-                                  KernelImpl::kScalar);
+        const float* target = ch.target + 3 * r;
+        const double trained = loss_and_gradient(m_config.loss, cr.rgb, target, 3, grad_scale, d_color,
+                                                 KernelImpl::kScalar);
+        if (m_config.loss.type == LossType::kL2) squared_error += trained;
+        else
+            for (int k = 0; k < 3; ++k) squared_error += double((cr.rgb[k] - target[k]) * (cr.rgb[k] - target[k]));
         composite_backward(sigma + s0, rgb + 3 * s0, dt, m, bg, cr, d_color, d_sigma + s0, d_rgb + 3 * s0, nullptr);
     }
-    if (nt == 0) return loss;
+    if (nt == 0) return squared_error;
     field.backward(params, m_model.packed(), d_sigma, d_rgb, nt, scratch.ws, ch.grad, scratch.d_enc.data());
     // The hash backward streams each feature over all samples: store d_enc feature-major.
     const size_t E = size_t(field.grid().n_output_dims()), n = ch.n;
     for (size_t i = 0; i < nt; ++i)
         for (size_t k = 0; k < E; ++k) ch.d_enc[k * n + i0 + i] = scratch.d_enc[i * E + k];
-    return loss;
+    return squared_error;
 }
 
 // Marches the chunk's rays and sizes its per-sample buffers; the positions are mapped for the

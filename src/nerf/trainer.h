@@ -83,7 +83,8 @@ public:
     NerfTrainer(const NerfTrainer&) = delete;
     NerfTrainer& operator=(const NerfTrainer&) = delete;
 
-    // One step; returns the mean loss per ray and colour channel.
+    // One step; returns the mean squared error per ray and colour channel (what PSNR
+    // measures, whatever loss trains: reports and plots read it so).
     double step();
     uint64_t steps() const { return m_step; }
     // Over all ranks.
