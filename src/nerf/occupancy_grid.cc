@@ -96,10 +96,10 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, ui
     const uint32_t keep_occupied = thin_occupied ? uint32_t(double(m_live) / 4.0 / double(candidates) * 4294967295.0) : 0;
     // Cells and jittered points come from one stream in cell order: a draw per live empty
     // cell (its remainder by 4 or far_empty_every, which divide 2^32, as next_below() would
-    // give without rejecting), one per candidate occupied cell
-    // when those are thinned, then three per chosen cell. Each z-plane knows its draws, jumps
-    // the stream to its first one (Pcg32::advance) and runs in parallel with the others,
-    // drawing exactly the numbers a serial pass would.
+    // give without rejecting), one per candidate occupied cell when those are thinned, then
+    // three per chosen cell. Each z-plane knows its draws, jumps the stream to its first one
+    // (Pcg32::advance) and runs in parallel with the others, drawing exactly the numbers a
+    // serial pass would.
     auto pick = [&](Pcg32& stream, size_t i) {
         if (m_density[i] < 0) return false;  // dead
         if (warmup) return true;

@@ -113,9 +113,9 @@ public:
     using DensityFn = std::function<void(const float* pos, size_t n, float* out)>;
     // One update. Warm-up updates every live cell; later ones a random quarter of the empty
     // live cells (a sixteenth of those far from occupied ones: far_empty_radius) plus the
-    // occupied ones that are not dense and held (see dense_refresh; `round`
-    // counts the updates, so it says which are due): all of them while they are at most a
-    // quarter of the live cells, else a random quarter of the live cells' count of them.
+    // occupied ones that are not dense and held (see dense_refresh; `round` counts the
+    // updates, so it says which are due): all of them while they are at most a quarter of the
+    // live cells, else a random quarter of the live cells' count of them.
     // Deterministic for a given rng state and round, whatever the pool's threads (none: the
     // calling thread alone).
     void update(const DensityFn& density, Pcg32& rng, bool warmup, uint64_t round, ThreadPool* pool = nullptr);
