@@ -271,11 +271,14 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
         const CompositeResult cr = composite_forward(sigma + s0, rgb + 3 * s0, dt, m, bg);
         float d_color[3];
         const float* target = ch.target + 3 * r;
-        const double trained = loss_and_gradient(m_config.loss, cr.rgb, target, 3, grad_scale, d_color,
-                                                 KernelImpl::kScalar);
-        if (m_config.loss.type == LossType::kL2) squared_error += trained;
-        else
-            for (int k = 0; k < 3; ++k) squared_error += double((cr.rgb[k] - target[k]) * (cr.rgb[k] - target[k]));
+        loss_and_gradient(m_config.loss, cr.rgb, target, 3, grad_scale, d_color, KernelImpl::kScalar);
+        // Summed as the scalar L2 loss sums it, so an l2 run reports its loss bit for bit.
+        double ray_error = 0.0;
+        for (int k = 0; k < 3; ++k) {
+            const float e = cr.rgb[k] - target[k];
+            ray_error += e * e;
+        }
+        squared_error += ray_error;
         composite_backward(sigma + s0, rgb + 3 * s0, dt, m, bg, cr, d_color, d_sigma + s0, d_rgb + 3 * s0, nullptr);
     }
     if (nt == 0) return squared_error;
