@@ -68,6 +68,20 @@ TEST(VolumeRender, EarlyTerminationIsConsistent) {
     }
 }
 
+TEST(VolumeRender, NearCameraGradientsScaleWithTheSquaredDistance) {
+    const std::vector<float> t = {0.0f, 0.25f, 0.5f, 1.0f, 3.0f};
+    std::vector<float> d_sigma(t.size(), 2.0f), d_rgb(3 * t.size(), -1.0f);
+    scale_near_camera_gradients(t.data(), t.size(), 0.5f, d_sigma.data(), d_rgb.data());
+    const float expected[5] = {0.0f, 0.25f, 1.0f, 1.0f, 1.0f};  // (t / 0.5)^2, at most 1
+    for (size_t i = 0; i < t.size(); ++i) {
+        EXPECT_FLOAT_EQ(d_sigma[i], 2.0f * expected[i]) << "sample " << i;
+        for (int c = 0; c < 3; ++c) EXPECT_FLOAT_EQ(d_rgb[3 * i + c], -expected[i]) << "sample " << i;
+    }
+    std::vector<float> untouched = {2.0f}, untouched_rgb = {1.0f, 1.0f, 1.0f};
+    scale_near_camera_gradients(t.data(), 1, 0.0f, untouched.data(), untouched_rgb.data());
+    EXPECT_EQ(untouched[0], 2.0f) << "distance 0 turns the scaling off";
+}
+
 std::array<float, 16> pose(float tx, float ty, float tz) {
     return {1, 0, 0, tx, 0, 1, 0, ty, 0, 0, 1, tz, 0, 0, 0, 1};
 }

@@ -142,6 +142,32 @@ TEST(NerfTrainer, StepsReportTheSquaredErrorWhateverTheLoss) {
     EXPECT_NE(huber[2], l2[2]);
 }
 
+// The distances reach the scaling: a distance nearer than every sample changes no bit of
+// training, one beyond them all (every gradient scaled down) changes the steps after the first.
+TEST(NerfTrainer, NearCameraGradientScalingReachesOnlySamplesNearerThanItsDistance) {
+    const ImageSet set = ball_views();
+    NerfModelConfig model_config = NerfModelConfig::for_scene(1.0f, {1.0f, {0, 0, 0}}, 14);
+    model_config.grid_resolution = 32;
+    ThreadPool pool;
+    auto first_steps = [&](float distance) {
+        NerfModel model(model_config);
+        NerfTrainConfig config;
+        config.target_samples = 1 << 13;
+        config.initial_rays = 512;
+        config.seed = 3;
+        config.near_gradient_distance = distance;
+        model.init_params(config.seed);
+        NerfTrainer trainer(set, model, config, pool);
+        std::vector<double> reported;
+        for (int i = 0; i < 3; ++i) reported.push_back(trainer.step());
+        return reported;
+    };
+    const std::vector<double> off = first_steps(0.0f), nearer = first_steps(1e-3f), beyond = first_steps(100.0f);
+    EXPECT_EQ(nearer, off) << "the cameras are 1.3 from the cube's centre: no sample lies within 1e-3 of one";
+    EXPECT_EQ(beyond[0], off[0]);
+    EXPECT_NE(beyond[2], off[2]);
+}
+
 }  // namespace
 }  // namespace radiant
 

@@ -35,6 +35,7 @@ struct TrainOptions {
     size_t target_samples = size_t(1) << 17;  // beat 2^15 and 2^16 on time-to-PSNR (BENCHMARKS.md)
     float lr = 1e-2f;
     std::string loss = "l2";
+    float near_grad_distance = 1.0f;  // NerfTrainConfig::near_gradient_distance
     std::string precision = "auto";  // bf16 on AMX or AVX512-BF16, fp32 elsewhere (BENCHMARKS.md)
     bool view = false;  // serve the viewer while training
     std::string view_host = "127.0.0.1";

@@ -104,7 +104,7 @@ size_t SampleArrays::put(const Ray& ray, const RaySample* samples, size_t m, siz
     const size_t end = at + m;
     if (dt.size() < end) {  // grow with headroom, never shrink
         const size_t cap = end + end / 2;
-        pos.resize(3 * cap), dir.resize(3 * cap), dt.resize(cap);
+        pos.resize(3 * cap), dir.resize(3 * cap), dt.resize(cap), t.resize(cap);
     }
     for (size_t s = 0; s < m; ++s) {
         float* p = &pos[3 * (at + s)];
@@ -112,6 +112,7 @@ size_t SampleArrays::put(const Ray& ray, const RaySample* samples, size_t m, siz
         p[0] = samples[s].position.x, p[1] = samples[s].position.y, p[2] = samples[s].position.z;
         d[0] = ray.direction.x, d[1] = ray.direction.y, d[2] = ray.direction.z;
         dt[at + s] = samples[s].dt;
+        t[at + s] = samples[s].t;
     }
     return end;
 }

@@ -1,7 +1,7 @@
 // A training step's chunks in one MPI shared window, for ranks that all run on this machine:
-// each chunk's marched samples (mapped positions, directions, step lengths), its rays' targets
-// and backgrounds, the hash-grid encoding and its gradient, the chunk's MLP gradient and loss,
-// and a block of occupancy-grid cells. Every rank still marches its own chunks (only it staged
+// each chunk's marched samples (mapped positions, directions, step lengths, distances), its
+// rays' targets and backgrounds, the hash-grid encoding and its gradient, the chunk's MLP
+// gradient and loss, and a block of occupancy-grid cells. Every rank still marches its own chunks (only it staged
 // their images), but the rest of the step is shared out like threads share it, by claiming work
 // items from a counter in the window:
 //   - the hash grid's levels, forward and backward, each over every rank's samples, so no
@@ -50,12 +50,13 @@ public:
     size_t claimants() const { return size_t(m_claimants); }
 
     // Chunk c. Per sample: positions as the encoding sees them [n][3], directions [n][3], step
-    // lengths [n], and the encoding and its gradient feature-major with the chunk's sample count
+    // lengths [n], distances from the camera [n], and the encoding and its gradient feature-major with the chunk's sample count
     // as the stride. Per ray: first sample (rays + 1 entries), target and background colours.
     float* mapped(size_t c) { return chunk(c); }
     float* dir(size_t c) { return mapped(c) + 3 * m_sizes.samples_per_chunk; }
     float* dt(size_t c) { return dir(c) + 3 * m_sizes.samples_per_chunk; }
-    float* enc(size_t c) { return dt(c) + m_sizes.samples_per_chunk; }
+    float* t(size_t c) { return dt(c) + m_sizes.samples_per_chunk; }
+    float* enc(size_t c) { return t(c) + m_sizes.samples_per_chunk; }
     float* d_enc(size_t c) { return enc(c) + m_sizes.enc_dims * m_sizes.samples_per_chunk; }
     float* target(size_t c) { return d_enc(c) + m_sizes.enc_dims * m_sizes.samples_per_chunk; }
     float* background(size_t c) { return target(c) + 3 * m_sizes.rays_per_chunk; }

@@ -280,6 +280,8 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
         }
         squared_error += ray_error;
         composite_backward(sigma + s0, rgb + 3 * s0, dt, m, bg, cr, d_color, d_sigma + s0, d_rgb + 3 * s0, nullptr);
+        // Less gradient to the crowded space just in front of the camera (fewer floaters).
+        scale_near_camera_gradients(ch.t + i0 + s0, m, m_config.near_gradient_distance, d_sigma + s0, d_rgb + 3 * s0);
     }
     if (nt == 0) return squared_error;
     field.backward(params, m_model.packed(), d_sigma, d_rgb, nt, scratch.ws, ch.grad, scratch.d_enc.data());
@@ -308,6 +310,7 @@ void NerfTrainer::prepare_chunk(size_t c, size_t ray_begin, size_t ray_end) {
         std::copy(ch.background.begin(), ch.background.end(), sh.background(c));
         std::copy(ch.samples.dir.begin(), ch.samples.dir.begin() + 3 * n, sh.dir(c));
         std::copy(ch.samples.dt.begin(), ch.samples.dt.begin() + n, sh.dt(c));
+        std::copy(ch.samples.t.begin(), ch.samples.t.begin() + n, sh.t(c));
         m_model.field().map_positions(ch.samples.pos.data(), n, sh.mapped(c));
         return;
     }
@@ -330,6 +333,7 @@ NerfTrainer::ChunkView NerfTrainer::view_of(size_t c) {
         v.background = sh.background(c);
         v.dir = sh.dir(c);
         v.dt = sh.dt(c);
+        v.t = sh.t(c);
         v.mapped = sh.mapped(c);
         v.enc = sh.enc(c);
         v.d_enc = sh.d_enc(c);
@@ -345,6 +349,7 @@ NerfTrainer::ChunkView NerfTrainer::view_of(size_t c) {
     v.background = ch.background.data();
     v.dir = ch.samples.dir.data();
     v.dt = ch.samples.dt.data();
+    v.t = ch.samples.t.data();
     v.mapped = ch.mapped.data();
     v.enc = ch.enc.data();
     v.d_enc = ch.d_enc.data();

@@ -52,4 +52,16 @@ void composite_backward(const float* sigma, const float* rgb, const float* dt, s
     (void)background;
 }
 
+void scale_near_camera_gradients(const float* t, size_t n, float distance, float* d_sigma, float* d_rgb) {
+    if (distance <= 0.0f) return;
+    const float inv = 1.0f / distance;
+    for (size_t i = 0; i < n; ++i) {
+        const float q = t[i] * inv;
+        if (q >= 1.0f) continue;
+        const float k = q * q;
+        d_sigma[i] *= k;
+        for (int c = 0; c < 3; ++c) d_rgb[3 * i + c] *= k;
+    }
+}
+
 }  // namespace radiant

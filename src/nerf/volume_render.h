@@ -28,4 +28,12 @@ void composite_backward(const float* sigma, const float* rgb, const float* dt, s
                         const float d_color[3], float* d_sigma, float* d_rgb,
                         float* d_background, float min_transmittance = 1e-4f);
 
+// Gradient scaling near the camera (Philip and Deschaintre, "Floaters No More", EGSR 2023):
+// multiplies dL/dsigma_i and dL/dc_i of the samples closer than `distance` to the ray's origin
+// by (t_i / distance)^2. A camera's rays crowd the space in front of it (their density per
+// volume falls as 1 / t^2), so without it that space gets far more gradient than the scene
+// further away, and a photo's rays can explain themselves with fog just in front of their own
+// camera: floaters a held-out view then looks through. distance <= 0: no scaling.
+void scale_near_camera_gradients(const float* t, size_t n, float distance, float* d_sigma, float* d_rgb);
+
 }  // namespace radiant
