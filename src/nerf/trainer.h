@@ -51,7 +51,7 @@ struct NerfTrainConfig {
     // Samples closer than this to their camera (unit-cube frame, where `prepare` and the usual
     // scales put cameras 1.3 - 1.7 from the centre) have their gradients scaled by
     // (t / distance)^2 (scale_near_camera_gradients): on fox it took out the fog in front of
-    // a close held-out view (3 seeds x 1000 steps: BENCHMARKS.md, round 11). 0: off.
+    // a close held-out view (5 seeds x 1000 steps: BENCHMARKS.md, round 11). 0: off.
     float near_gradient_distance = 1.0f;
     size_t initial_rays = 2048;
     uint64_t seed = 1337;
