@@ -115,28 +115,34 @@ TEST(NerfTrainer, LearnsAnAnalyticBallToAPsnrThreshold) {
     EXPECT_GT(psnr, 20.0);
 }
 
+// What the first three steps on the ball report, from a fixed start, under `config` (the
+// tests below set one field of it and compare).
+std::vector<double> first_ball_steps(NerfTrainConfig config) {
+    static const ImageSet set = ball_views();
+    NerfModelConfig model_config = NerfModelConfig::for_scene(1.0f, {1.0f, {0, 0, 0}}, 14);
+    model_config.grid_resolution = 32;
+    NerfModel model(model_config);
+    config.target_samples = 1 << 13;
+    config.initial_rays = 512;
+    config.seed = 3;
+    model.init_params(config.seed);
+    ThreadPool pool;
+    NerfTrainer trainer(set, model, config, pool);
+    std::vector<double> reported;
+    for (int i = 0; i < 3; ++i) reported.push_back(trainer.step());
+    return reported;
+}
+
 // Steps report the rays' mean squared error whatever loss trains: from the same start, a step
 // under Huber reports what a step under L2 does (the forward is the same), and the steps after
 // differ, since the gradients did.
 TEST(NerfTrainer, StepsReportTheSquaredErrorWhateverTheLoss) {
-    const ImageSet set = ball_views();
-    NerfModelConfig model_config = NerfModelConfig::for_scene(1.0f, {1.0f, {0, 0, 0}}, 14);
-    model_config.grid_resolution = 32;
-    ThreadPool pool;
-    auto first_steps = [&](LossType loss) {
-        NerfModel model(model_config);
+    auto with_loss = [](LossType loss) {
         NerfTrainConfig config;
-        config.target_samples = 1 << 13;
-        config.initial_rays = 512;
-        config.seed = 3;
         config.loss.type = loss;
-        model.init_params(config.seed);
-        NerfTrainer trainer(set, model, config, pool);
-        std::vector<double> reported;
-        for (int i = 0; i < 3; ++i) reported.push_back(trainer.step());
-        return reported;
+        return first_ball_steps(config);
     };
-    const std::vector<double> l2 = first_steps(LossType::kL2), huber = first_steps(LossType::kHuber);
+    const std::vector<double> l2 = with_loss(LossType::kL2), huber = with_loss(LossType::kHuber);
     EXPECT_GT(l2[0], 0.01) << "an untrained field misses the colours by more than Huber's 0.1";
     EXPECT_NEAR(huber[0], l2[0], 1e-9 * l2[0]);
     EXPECT_NE(huber[2], l2[2]);
@@ -145,24 +151,12 @@ TEST(NerfTrainer, StepsReportTheSquaredErrorWhateverTheLoss) {
 // The distances reach the scaling: a distance nearer than every sample changes no bit of
 // training, one beyond them all (every gradient scaled down) changes the steps after the first.
 TEST(NerfTrainer, NearCameraGradientScalingReachesOnlySamplesNearerThanItsDistance) {
-    const ImageSet set = ball_views();
-    NerfModelConfig model_config = NerfModelConfig::for_scene(1.0f, {1.0f, {0, 0, 0}}, 14);
-    model_config.grid_resolution = 32;
-    ThreadPool pool;
-    auto first_steps = [&](float distance) {
-        NerfModel model(model_config);
+    auto with_distance = [](float distance) {
         NerfTrainConfig config;
-        config.target_samples = 1 << 13;
-        config.initial_rays = 512;
-        config.seed = 3;
         config.near_gradient_distance = distance;
-        model.init_params(config.seed);
-        NerfTrainer trainer(set, model, config, pool);
-        std::vector<double> reported;
-        for (int i = 0; i < 3; ++i) reported.push_back(trainer.step());
-        return reported;
+        return first_ball_steps(config);
     };
-    const std::vector<double> off = first_steps(0.0f), nearer = first_steps(1e-3f), beyond = first_steps(100.0f);
+    const std::vector<double> off = with_distance(0.0f), nearer = with_distance(1e-3f), beyond = with_distance(100.0f);
     EXPECT_EQ(nearer, off) << "the cameras are 1.3 from the cube's centre: no sample lies within 1e-3 of one";
     EXPECT_EQ(beyond[0], off[0]);
     EXPECT_NE(beyond[2], off[2]);
