@@ -1,9 +1,9 @@
 // A training step's chunks in one MPI shared window, for ranks that all run on this machine:
 // each chunk's marched samples (mapped positions, directions, step lengths, distances), its
 // rays' targets and backgrounds, the hash-grid encoding and its gradient, the chunk's MLP
-// gradient and loss, and a block of occupancy-grid cells. Every rank still marches its own chunks (only it staged
-// their images), but the rest of the step is shared out like threads share it, by claiming work
-// items from a counter in the window:
+// gradient and loss, and a block of occupancy-grid cells. Every rank still marches its own
+// chunks (only it staged their images), but the rest of the step is shared out like threads
+// share it, by claiming work items from a counter in the window:
 //   - the hash grid's levels, forward and backward, each over every rank's samples, so no
 //     table is walked twice a step;
 //   - the chunks' MLP forward, compositing, loss and backward, so a rank on a slower core (a
@@ -50,8 +50,9 @@ public:
     size_t claimants() const { return size_t(m_claimants); }
 
     // Chunk c. Per sample: positions as the encoding sees them [n][3], directions [n][3], step
-    // lengths [n], distances from the camera [n], and the encoding and its gradient feature-major with the chunk's sample count
-    // as the stride. Per ray: first sample (rays + 1 entries), target and background colours.
+    // lengths [n], distances from the camera [n], and the encoding and its gradient
+    // feature-major with the chunk's sample count as the stride. Per ray: first sample (rays +
+    // 1 entries), target and background colours.
     float* mapped(size_t c) { return chunk(c); }
     float* dir(size_t c) { return mapped(c) + 3 * m_sizes.samples_per_chunk; }
     float* dt(size_t c) { return dir(c) + 3 * m_sizes.samples_per_chunk; }

@@ -280,10 +280,10 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
         }
         squared_error += ray_error;
         composite_backward(sigma + s0, rgb + 3 * s0, dt, m, bg, cr, d_color, d_sigma + s0, d_rgb + 3 * s0, nullptr);
-        // Less gradient to the crowded space just in front of the camera (fewer floaters).
-        scale_near_camera_gradients(ch.t + i0 + s0, m, m_config.near_gradient_distance, d_sigma + s0, d_rgb + 3 * s0);
     }
     if (nt == 0) return squared_error;
+    // Less gradient to the crowded space just in front of the cameras (fewer floaters).
+    scale_near_camera_gradients(ch.t + i0, nt, m_config.near_gradient_distance, d_sigma, d_rgb);
     field.backward(params, m_model.packed(), d_sigma, d_rgb, nt, scratch.ws, ch.grad, scratch.d_enc.data());
     // The hash backward streams each feature over all samples: store d_enc feature-major.
     const size_t E = size_t(field.grid().n_output_dims()), n = ch.n;
