@@ -67,9 +67,12 @@ TEST(ModelSnapshot, RoundTripRendersIdentically) {
     EXPECT_RADIANT_ERROR(restore_trainer_state(loaded.file, other), "m.radiant", "no optimiser state");
 }
 
-// render_view evaluates rays in rounds and stops at 1e-4 transmittance; it must agree with
-// marching each ray whole and compositing it with composite_forward, at every pixel of a frame
-// whose sides are not multiples of render_view's square blocks (the edge blocks are partial).
+// render_view evaluates rays in rounds and stops at kRenderOpaqueTransmittance, normalising an
+// opaque ray's colour by its opacity. It must agree with marching each ray whole and compositing
+// it with composite_forward to that transmittance under the same rule, at every pixel of a frame
+// whose sides are not multiples of render_view's square blocks (the edge blocks are partial);
+// and against compositing to 1e-4 as training does, no pixel may move by more than the weight
+// the early stop leaves out.
 TEST(RenderView, MatchesWholeRayCompositing) {
     ThreadPool pool(2);
     SmallScene scene(pool);
@@ -85,8 +88,8 @@ TEST(RenderView, MatchesWholeRayCompositing) {
     ASSERT_EQ(img.height, 37);
     NerfField::Workspace ws = model.field().make_workspace(1024);
     std::vector<RaySample> samples(model.config().march.max_samples);
-    double max_err = 0;
-    size_t long_rays = 0;
+    double max_err = 0, max_moved = 0;
+    size_t long_rays = 0, opaque_rays = 0;
     for (int y = 0; y < camera.height; ++y)
         for (int x = 0; x < camera.width; ++x) {
             const Ray ray = camera_ray(camera, im.camera_to_world, model.config().scene, x + 0.5f, y + 0.5f);
@@ -101,12 +104,22 @@ TEST(RenderView, MatchesWholeRayCompositing) {
             }
             if (n) model.field().forward(model.params().data(), model.packed(), pos.data(), dir.data(), n, ws,
                                          sigma.data(), rgb.data());
-            const CompositeResult cr = composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg);
-            for (int k = 0; k < 3; ++k)
-                max_err = std::max(max_err, double(std::abs(std::clamp(cr.rgb[k], 0.0f, 1.0f) - img.at(x, y, k))));
+            const CompositeResult cr = composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg, kRenderOpaqueTransmittance);
+            const CompositeResult full = composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg);
+            const bool opaque = cr.transmittance < kRenderOpaqueTransmittance;
+            opaque_rays += opaque;
+            for (int k = 0; k < 3; ++k) {
+                // Opaque: take the background back out, divide by the opacity.
+                const float want = opaque ? (cr.rgb[k] - cr.transmittance * bg[k]) / (1.0f - cr.transmittance) : cr.rgb[k];
+                max_err = std::max(max_err, double(std::abs(std::clamp(want, 0.0f, 1.0f) - img.at(x, y, k))));
+                max_moved = std::max(max_moved, double(std::abs(std::clamp(full.rgb[k], 0.0f, 1.0f) - img.at(x, y, k))));
+            }
         }
-    EXPECT_GT(long_rays, 0u);  // some rays span several rounds
+    EXPECT_GT(long_rays, 0u);     // some rays span several rounds
+    EXPECT_GT(opaque_rays, 50u);  // and many stop early
     EXPECT_LT(max_err, 2e-5);
+    EXPECT_LE(max_moved, kRenderOpaqueTransmittance + 2e-5);
+    EXPECT_GT(max_moved, 1e-4);  // the rule is in force: some pixel differs from compositing to 1e-4
 }
 
 TEST(ModelSnapshot, RejectsParametersThatDoNotMatchTheHeader) {

@@ -15,7 +15,6 @@ constexpr size_t kSegment = 8;
 // Pixels per side of the square blocks threads take (16 to 32 measured alike on lego-800; 64
 // and whole rows were slower, 128 much slower: its rounds' buffers outgrow the caches).
 constexpr size_t kBlock = 32;
-constexpr float kMinTransmittance = 1e-4f;  // as in training (volume_render.h)
 
 // Per-thread state for one block of pixels.
 struct BlockBuffers {
@@ -39,8 +38,8 @@ struct BlockBuffers {
 // evaluates the density of all of them in full tiles across pixels, composites front to back,
 // and only then runs the colour MLP, on the samples in front of where each ray became opaque
 // (a skip of colour for low-weight samples was tried: no measurable gain). A ray stops once its
-// transmittance falls below 1e-4, so samples hidden behind surfaces are neither marched nor
-// evaluated.
+// transmittance falls below 1e-2, so samples hidden behind surfaces are neither marched nor
+// evaluated, and its colour is normalised by the opacity it gathered (kRenderOpaqueTransmittance).
 ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                    const std::array<float, 16>& pose, const float background[3], ThreadPool& pool,
                    ViewExtras* extras, const std::function<bool()>& cancelled) {
@@ -112,7 +111,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                 const uint32_t x = b.active[a];
                 float T = b.T[x];
                 const Ray& ray = b.rays[x];
-                for (size_t i = b.seg_begin[a]; i < b.seg_begin[a + 1] && T >= kMinTransmittance; ++i) {
+                for (size_t i = b.seg_begin[a]; i < b.seg_begin[a + 1] && T >= kRenderOpaqueTransmittance; ++i) {
                     const float alpha = 1.0f - std::exp(-b.sigma[i] * b.samples.dt[i]);
                     const float w = T * alpha;
                     b.lit.push_back(uint32_t(i));
@@ -126,7 +125,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                     T *= 1.0f - alpha;
                 }
                 b.T[x] = T;
-                if (T >= kMinTransmittance && !b.cursors[x].done) b.active[kept++] = x;
+                if (T >= kRenderOpaqueTransmittance && !b.cursors[x].done) b.active[kept++] = x;
             }
             b.active.resize(kept);
             // Colours of the samples that count, in full tiles.
@@ -147,12 +146,15 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
         }
         for (size_t x = 0; x < W; ++x) {
             const int px = int(pixel_x(x)), py = int(pixel_y(x));
+            // An opaque ray: what it gathered, as if the rest of its weight had the same colour.
+            const bool opaque = b.T[x] < kRenderOpaqueTransmittance;
+            const float scale = opaque ? 1.0f / (1.0f - b.T[x]) : 1.0f, T = opaque ? 0.0f : b.T[x];
             for (int k = 0; k < 3; ++k)
-                out.at(px, py, k) = std::clamp(b.rgb_acc[3 * x + k] + b.T[x] * background[k], 0.0f, 1.0f);
+                out.at(px, py, k) = std::clamp(scale * b.rgb_acc[3 * x + k] + T * background[k], 0.0f, 1.0f);
             if (extras) {
-                const float opacity = 1.0f - b.T[x];
+                const float opacity = 1.0f - T;
                 extras->opacity.at(px, py, 0) = opacity;
-                extras->depth.at(px, py, 0) = opacity > 1e-6f ? b.depth_acc[x] / opacity : 0.0f;
+                extras->depth.at(px, py, 0) = b.T[x] < 1.0f - 1e-6f ? b.depth_acc[x] / (1.0f - b.T[x]) : 0.0f;
             }
         }
     });
