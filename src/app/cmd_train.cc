@@ -249,7 +249,8 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
                     {"target_samples", config.target_samples},
                     {"mlp_precision", fc.precision == MlpPrecision::kBf16 ? "bf16" : "fp32"},
                     {"interrupted", stopped_by != 0}, {"ranks", comm.size()},
-                    {"occupied_fraction", session.model().grid().occupied_fraction()}};
+                    {"occupied_fraction", session.model().grid().occupied_fraction()},
+                    {"trained_samples_per_second", session.trained_samples_per_second()}};
     {
         // Where each rank's step time went, and what it sent.
         const NerfTrainer::PhaseSeconds& ph = session.trainer().phase_seconds();
@@ -272,9 +273,10 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
     if (!root) return result;
     if (!o.report.empty()) report.write(o.report);
 
-    std::printf("trained %llu steps in %.1f s (%.0f samples/s, %.0f rays/s, peak RSS %.0f MiB)\n",
+    std::printf("trained %llu steps in %.1f s (%.0f samples/s marched, %.0f of them/s in front of opacity and trained, "
+                "%.0f rays/s, peak RSS %.0f MiB)\n",
                 static_cast<unsigned long long>(session.steps()), session.seconds(), report.samples_per_second,
-                report.rays_per_second, report.peak_rss_mb);
+                session.trained_samples_per_second(), report.rays_per_second, report.peak_rss_mb);
     if (result.val_psnr)
         std::printf("validation PSNR %.2f dB on %zu views of %s (white background)\n", *result.val_psnr,
                     val_images.images.size(), val_name.c_str());

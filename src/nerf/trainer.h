@@ -53,6 +53,10 @@ struct NerfTrainConfig {
     // (t / distance)^2 (scale_near_camera_gradients): on fox it took out the fog in front of
     // a close held-out view (5 seeds x 1000 steps: BENCHMARKS.md, round 11). 0: off.
     float near_gradient_distance = 1.0f;
+    // Samples behind where their ray turns opaque are dropped after a density-only pass, before
+    // the MLPs' forward and backward and the hash backward (NerfTrainer::compact_chunk). They get
+    // no gradient either way: false trains the same values up to rounding, slower.
+    bool drop_occluded_samples = true;
     size_t initial_rays = 2048;
     uint64_t seed = 1337;
     // With several ranks: each rank's Adam updates only its shard of the parameters, then the
@@ -94,7 +98,8 @@ public:
     uint64_t steps() const { return m_step; }
     // Over all ranks.
     size_t rays_last_step() const { return m_rays_done; }
-    size_t samples_last_step() const { return m_samples; }
+    size_t samples_last_step() const { return m_samples; }  // marched
+    size_t samples_trained_last_step() const { return m_samples_trained; }  // of them, in front of opacity
     // Makes the optimiser's moments whole on every rank (they are sharded while training);
     // collective: every rank calls it, e.g. before a snapshot.
     void gather_optimizer_state();
@@ -140,23 +145,28 @@ private:
         AlignedVector<float> d_enc;   // feature-major [L*F][n], for the hash backward
         AlignedVector<float> mapped;  // positions as the encoding sees them, [n][3]
         AlignedVector<float> grad;    // MLP gradients (density + colour)
-        size_t n = 0;
+        size_t n = 0;          // samples marched
+        uint32_t trained = 0;  // of them in front of where their ray turned opaque (compact_chunk)
         double loss = 0;
         size_t rays = 0;
     };
     // What training a marched chunk reads and writes: a Chunk's buffers, or the chunk's part of
     // SharedStepBuffers when the ranks share the step.
+    // Per-sample arrays hold n samples; enc and d_enc are feature-major with row stride n.
     struct ChunkView {
         size_t n = 0, rays = 0;
-        const uint32_t* ray_begin = nullptr;
-        const float *target = nullptr, *background = nullptr, *dir = nullptr, *dt = nullptr, *t = nullptr;
-        const float* mapped = nullptr;
+        uint32_t* ray_begin = nullptr;
+        const float *target = nullptr, *background = nullptr;
+        float *dir = nullptr, *dt = nullptr, *t = nullptr, *mapped = nullptr;
         float *enc = nullptr, *d_enc = nullptr, *grad = nullptr;
         double* loss = nullptr;
+        uint32_t* trained = nullptr;  // receives n after compaction: the hash backward's count and stride
     };
     ChunkView view_of(size_t c);
     void prepare_chunk(size_t c, size_t ray_begin, size_t ray_end);
-    void train_chunk(const ChunkView& ch, int thread);
+    void train_chunk(ChunkView ch, int thread);
+    // Drops, in place, each ray's samples behind where it turns opaque (they get no gradient).
+    void compact_chunk(ChunkView& ch, int thread);
     size_t march_rays(Chunk& ch, size_t c, size_t ray_begin, size_t ray_end);
     double train_group(const ChunkView& ch, size_t r0, size_t r1, int thread);
     // The rest of a step once this rank's chunks are marched, when ranks share the step
@@ -189,6 +199,8 @@ private:
         NerfField::Workspace ws;
         AlignedVector<float> d_enc;  // one tile, row-major
         AlignedVector<float> sigma, rgb, d_sigma, d_rgb;  // one tile
+        AlignedVector<float> chunk_sigma;  // every marched sample of a chunk (compact_chunk)
+        std::vector<uint32_t> marched_begin;  // the chunk's ray_begin before compaction
     };
     std::vector<ThreadScratch> m_scratch;
     std::vector<int> m_level_order;
@@ -212,8 +224,9 @@ private:
     uint64_t m_step = 0;
     size_t m_rays = 0;  // planned rays this step, all ranks
     std::vector<size_t> m_rank_rays;  // each rank's part of m_rays
-    std::vector<double> m_rank_stats; // each rank's (loss, rays, samples) of the last step
-    size_t m_rays_done = 0, m_samples = 0;
+    static constexpr size_t kRankStats = 4;
+    std::vector<double> m_rank_stats; // each rank's (loss, rays, samples, trained samples) of the last step
+    size_t m_rays_done = 0, m_samples = 0, m_samples_trained = 0;
     PhaseSeconds m_phase;
 };
 

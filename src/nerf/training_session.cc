@@ -121,6 +121,7 @@ TrainingSession::StepResult TrainingSession::step() {
         return r;
     }
     m_samples += double(m_trainer.samples_last_step());
+    m_samples_trained += double(m_trainer.samples_trained_last_step());
     m_rays += double(m_trainer.rays_last_step());
 
     const bool last = plan_done();

@@ -99,7 +99,10 @@ public:
     uint64_t steps() const { return m_trainer.steps(); }
     double seconds() const { return m_seconds; }
     // Rates over this process's steps (a resumed run counts only its own).
-    double samples_per_second() const { return m_samples / std::max(m_run_seconds, 1e-9); }
+    double samples_per_second() const { return m_samples / std::max(m_run_seconds, 1e-9); }  // marched
+    // Of them, the ones in front of where their ray turned opaque (the MLPs and the hash
+    // backward see only these; NerfTrainConfig::drop_occluded_samples).
+    double trained_samples_per_second() const { return m_samples_trained / std::max(m_run_seconds, 1e-9); }
     double rays_per_second() const { return m_rays / std::max(m_run_seconds, 1e-9); }
     // Whether a snapshot holding the latest good state exists (false before the first save).
     bool saved_any() const { return m_saved_any; }
@@ -118,7 +121,7 @@ private:
     Status m_status = Status::kRunning;
     double m_seconds = 0;      // training time of the whole run (resumes included)
     double m_run_seconds = 0;  // of this process
-    double m_samples = 0, m_rays = 0;
+    double m_samples = 0, m_samples_trained = 0, m_rays = 0;
     std::vector<HistoryPoint> m_history;
     size_t m_next_timed_val = 0;
     uint64_t m_last_saved_step = 0;

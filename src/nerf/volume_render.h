@@ -12,6 +12,9 @@
 
 namespace radiant {
 
+// Compositing (and training) stops once T falls below this; instant-ngp's value.
+constexpr float kMinTransmittance = 1e-4f;
+
 struct CompositeResult {
     float rgb[3] = {0, 0, 0};
     float transmittance = 1.0f;  // T after the last composited sample
@@ -19,14 +22,14 @@ struct CompositeResult {
 };
 
 CompositeResult composite_forward(const float* sigma, const float* rgb, const float* dt, size_t n,
-                                  const float background[3], float min_transmittance = 1e-4f);
+                                  const float background[3], float min_transmittance = kMinTransmittance);
 
 // Given dL/dC, writes dL/dsigma_i and dL/dc_i (3 per sample) for every sample (zero after
 // early termination) and dL/dbackground (3) when d_background is not null.
 void composite_backward(const float* sigma, const float* rgb, const float* dt, size_t n,
                         const float background[3], const CompositeResult& forward,
                         const float d_color[3], float* d_sigma, float* d_rgb,
-                        float* d_background, float min_transmittance = 1e-4f);
+                        float* d_background, float min_transmittance = kMinTransmittance);
 
 // Gradient scaling near the camera (Philip and Deschaintre, "Floaters No More", EGSR 2023):
 // multiplies dL/dsigma_i and dL/dc_i of the samples closer than `distance` to the ray's origin
