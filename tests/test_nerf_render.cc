@@ -61,6 +61,9 @@ TEST(VolumeRender, EarlyTerminationIsConsistent) {
     const float bg[3] = {1, 1, 1}, dc[3] = {1, 1, 1};
     CompositeResult r = composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg);
     EXPECT_LT(r.samples_used, n);
+    EXPECT_EQ(samples_in_front(sigma.data(), dt.data(), n), r.samples_used);
+    EXPECT_EQ(samples_in_front(sigma.data(), dt.data(), n, 0.0f), n);
+    EXPECT_EQ(samples_in_front(sigma.data(), dt.data(), 0), 0u);
     composite_backward(sigma.data(), rgb.data(), dt.data(), n, bg, r, dc, d_sigma.data(), d_rgb.data(), nullptr);
     for (size_t i = r.samples_used; i < n; ++i) {
         EXPECT_EQ(d_sigma[i], 0.0f);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "nerf/render_view.h"
 #include "nerf/trainer.h"
@@ -76,20 +77,35 @@ ImageSet ball_views() {
     return set;
 }
 
+NerfModelConfig ball_model_config() {
+    NerfModelConfig c = NerfModelConfig::for_scene(1.0f, {1.0f, {0, 0, 0}}, 14);
+    c.grid_resolution = 32;
+    return c;
+}
+
+// Training on the ball's views from a fixed start (seed 3, 2^13 samples a step); `config`'s
+// other fields as given.
+struct BallTraining {
+    explicit BallTraining(NerfTrainConfig config) : model(ball_model_config()) {
+        static const ImageSet views = ball_views();
+        config.target_samples = 1 << 13;
+        config.initial_rays = 512;
+        config.seed = 3;
+        model.init_params(config.seed);
+        trainer = std::make_unique<NerfTrainer>(views, model, config, pool);
+    }
+    NerfModel model;
+    ThreadPool pool;
+    std::unique_ptr<NerfTrainer> trainer;
+};
+
 TEST(NerfTrainer, LearnsAnAnalyticBallToAPsnrThreshold) {
     const CameraIntrinsics cam = ball_camera();
     const int views = 12;
-    const ImageSet set = ball_views();
-    NerfModelConfig model_config = NerfModelConfig::for_scene(1.0f, {1.0f, {0, 0, 0}}, 14);
-    model_config.grid_resolution = 32;
-    NerfModel model(model_config);
-    NerfTrainConfig config;
-    config.target_samples = 1 << 13;
-    config.initial_rays = 512;
-    config.seed = 3;
-    model.init_params(config.seed);
-    ThreadPool pool;
-    NerfTrainer trainer(set, model, config, pool);
+    BallTraining ball{NerfTrainConfig{}};
+    NerfModel& model = ball.model;
+    NerfTrainer& trainer = *ball.trainer;
+    ThreadPool& pool = ball.pool;
     double first = trainer.step();
     double last = first;
     for (int i = 1; i < 400; ++i) last = trainer.step();
@@ -116,31 +132,23 @@ TEST(NerfTrainer, LearnsAnAnalyticBallToAPsnrThreshold) {
     EXPECT_GT(psnr, 20.0);
 }
 
-// What the first three steps on the ball report, from a fixed start, under `config` (the
-// tests below set one field of it and compare).
+// What each of the first `steps` steps on the ball reports under `config` (the tests below
+// set one field of it and compare).
 struct BallStep {
     double loss;
     size_t marched, trained;  // samples
 };
-std::vector<BallStep> ball_steps(NerfTrainConfig config, int steps) {
-    static const ImageSet set = ball_views();
-    NerfModelConfig model_config = NerfModelConfig::for_scene(1.0f, {1.0f, {0, 0, 0}}, 14);
-    model_config.grid_resolution = 32;
-    NerfModel model(model_config);
-    config.target_samples = 1 << 13;
-    config.initial_rays = 512;
-    config.seed = 3;
-    model.init_params(config.seed);
-    ThreadPool pool;
-    NerfTrainer trainer(set, model, config, pool);
+std::vector<BallStep> ball_steps(const NerfTrainConfig& config, int steps) {
+    BallTraining ball(config);
     std::vector<BallStep> out;
     for (int i = 0; i < steps; ++i) {
-        const double loss = trainer.step();
-        out.push_back({loss, trainer.samples_last_step(), trainer.samples_trained_last_step()});
+        const double loss = ball.trainer->step();
+        out.push_back({loss, ball.trainer->samples_last_step(), ball.trainer->samples_trained_last_step()});
     }
     return out;
 }
-std::vector<double> first_ball_steps(NerfTrainConfig config) {
+// The losses of the first three.
+std::vector<double> first_ball_steps(const NerfTrainConfig& config) {
     std::vector<double> reported;
     for (const BallStep& s : ball_steps(config, 3)) reported.push_back(s.loss);
     return reported;

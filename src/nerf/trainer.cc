@@ -380,14 +380,8 @@ void NerfTrainer::compact_chunk(ChunkView& ch, int thread) {
     from.assign(ch.ray_begin, ch.ray_begin + ch.rays + 1);
     uint32_t kept = 0;
     for (size_t r = 0; r < ch.rays; ++r) {
-        // composite_forward's loop: the same samples as it will composite.
-        const uint32_t s0 = from[r], m = from[r + 1] - s0;
-        float T = 1.0f;
-        uint32_t used = 0;
-        for (; used < m && T >= kMinTransmittance; ++used) {
-            const float alpha = 1.0f - std::exp(-sigma[s0 + used] * ch.dt[s0 + used]);
-            T *= 1.0f - alpha;
-        }
+        const uint32_t s0 = from[r];
+        const uint32_t used = uint32_t(samples_in_front(sigma + s0, ch.dt + s0, from[r + 1] - s0));
         ch.ray_begin[r] = kept;
         if (kept != s0) {  // kept <= s0: moving forward never overwrites what is still to move
             std::memmove(ch.dir + 3 * kept, ch.dir + 3 * s0, sizeof(float) * 3 * used);

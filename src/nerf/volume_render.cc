@@ -21,6 +21,16 @@ CompositeResult composite_forward(const float* sigma, const float* rgb, const fl
     return r;
 }
 
+size_t samples_in_front(const float* sigma, const float* dt, size_t n, float min_transmittance) {
+    float T = 1.0f;
+    size_t i = 0;
+    for (; i < n && T >= min_transmittance; ++i) {  // composite_forward's loop, to the bit
+        const float alpha = 1.0f - std::exp(-sigma[i] * dt[i]);
+        T *= 1.0f - alpha;
+    }
+    return i;
+}
+
 void composite_backward(const float* sigma, const float* rgb, const float* dt, size_t n,
                         const float background[3], const CompositeResult& forward,
                         const float d_color[3], float* d_sigma, float* d_rgb,

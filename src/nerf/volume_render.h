@@ -24,6 +24,10 @@ struct CompositeResult {
 CompositeResult composite_forward(const float* sigma, const float* rgb, const float* dt, size_t n,
                                   const float background[3], float min_transmittance = kMinTransmittance);
 
+// How many of the n samples composite_forward composites (its samples_used) from the
+// densities alone: the trainer drops the rest before the colour is known.
+size_t samples_in_front(const float* sigma, const float* dt, size_t n, float min_transmittance = kMinTransmittance);
+
 // Given dL/dC, writes dL/dsigma_i and dL/dc_i (3 per sample) for every sample (zero after
 // early termination) and dL/dbackground (3) when d_background is not null.
 void composite_backward(const float* sigma, const float* rgb, const float* dt, size_t n,
