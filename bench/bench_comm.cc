@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/timer.h"
-#include "dist/communicator.h"
-#include "dist/shared_segments.h"
+#include "parallel/communicator.h"
+#include "parallel/shared_segments.h"
 
 using namespace radiant;
 

@@ -16,7 +16,7 @@
 #include "core/timer.h"
 #include "io/staging.h"
 #include "io/transforms.h"
-#include "nerf/training_session.h"
+#include "train/training_session.h"
 
 using namespace radiant;
 

@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "fuzz_util.h"
-#include "nerf/camera_path.h"
+#include "scene/camera_path.h"
 
 using namespace radiant;
 

@@ -31,7 +31,7 @@
 #include "io/snapshot.h"
 #include "io/transforms.h"
 #include "io/transforms_writer.h"
-#include "nerf/camera_path.h"
+#include "scene/camera_path.h"
 #include "nerf/model.h"
 #include "nerf/model_io.h"
 
@@ -351,7 +351,7 @@ void snapshot_seeds() {
     views.push_back({{"width", 16}, {"height", 16}, {"fl_x", 20}, {"fl_y", 20}, {"cx", 8}, {"cy", 8},
                      {"camera_to_world", pose(0)}});
     const std::string a = (tmp / "model.radiant").string();
-    save_model_snapshot(a, model, nullptr, views, {{"note", "fuzz seed"}});
+    save_model_snapshot(a, model, views, {{"note", "fuzz seed"}});
     put("snapshot", "tiny_model.radiant", read_file(a));
 
     // With the training section and the optimiser's blocks, as --snapshot writes it mid-run.

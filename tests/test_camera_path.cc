@@ -7,7 +7,7 @@
 #include "cli_test_util.h"
 #include "small_demo_scene.h"
 #include "demo/demo_scene.h"
-#include "nerf/camera_path.h"
+#include "scene/camera_path.h"
 #include "io/image.h"
 #include "test_util.h"
 

@@ -10,7 +10,7 @@
 #include "core/rng.h"
 #include "io/transforms.h"
 #include "io/transforms_writer.h"
-#include "nerf/camera.h"
+#include "scene/camera.h"
 #include "prepare/colmap_convert.h"
 #include "prepare/pose_compare.h"
 #include "test_util.h"

@@ -9,7 +9,7 @@
 
 #include "../fuzz/colmap_seed.h"
 #include "io/mesh_io.h"
-#include "nerf/camera_path.h"
+#include "scene/camera_path.h"
 #include "prepare/colmap_convert.h"
 #include "prepare/colmap_model.h"
 #include "test_util.h"

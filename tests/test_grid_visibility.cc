@@ -4,8 +4,8 @@
 
 #include "core/rng.h"
 #include "core/thread_pool.h"
-#include "nerf/grid_visibility.h"
-#include "nerf/occupancy_grid.h"
+#include "scene/grid_visibility.h"
+#include "scene/occupancy_grid.h"
 
 namespace radiant {
 namespace {

@@ -14,7 +14,7 @@
 #include "mesh/mesh_ops.h"
 #include "mesh/rasterize.h"
 #include "nerf/model_io.h"
-#include "nerf/training_session.h"
+#include "train/training_session.h"
 #include "test_util.h"
 
 namespace radiant {
@@ -194,7 +194,7 @@ TEST_F(MeshExport, CliWritesEveryFormatAndRefusesBadInput) {
     // A model that never trained has no occupied cells.
     NerfModel blank(session->model().config());
     blank.init_params(1);
-    save_model_snapshot(*dir / "blank.radiant", blank, nullptr, nlohmann::json::array(), {});
+    save_model_snapshot(*dir / "blank.radiant", blank, nlohmann::json::array(), {});
     bad("export-mesh " + (*dir / "blank.radiant") + " --out " + out, "no occupied cells");
     bad("export-points " + (*dir / "blank.radiant") + " --out " + out, "no training views");
 }

@@ -5,8 +5,8 @@
 
 #include "core/rng.h"
 #include "core/thread_pool.h"
-#include "nerf/marcher.h"
-#include "nerf/occupancy_grid.h"
+#include "scene/marcher.h"
+#include "scene/occupancy_grid.h"
 
 namespace radiant {
 namespace {

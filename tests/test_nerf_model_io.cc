@@ -11,9 +11,10 @@
 #include "io/staging.h"
 #include "io/transforms.h"
 #include "nerf/model_io.h"
-#include "nerf/volume_render.h"
+#include "train/training_state.h"
+#include "scene/composite.h"
 #include "nerf/render_view.h"
-#include "nerf/trainer.h"
+#include "train/trainer.h"
 #include "small_demo_scene.h"
 #include "test_util.h"
 
@@ -50,7 +51,7 @@ TEST(ModelSnapshot, RoundTripRendersIdentically) {
     NerfModel model(small_config(scene.train));
     train_small(model, scene.images, 20, pool);
     const std::string path = scene.dir / "m.radiant";
-    save_model_snapshot(path, model, nullptr, views_to_json(scene.images), {{"note", "test"}});
+    save_model_snapshot(path, model, views_to_json(scene.images), {{"note", "test"}});
     LoadedModel loaded = load_model_snapshot(path);
     ASSERT_EQ(loaded.model->params().size(), model.params().size());
     EXPECT_EQ(std::memcmp(loaded.model->params().data(), model.params().data(), model.params().size() * 4), 0);
@@ -64,7 +65,7 @@ TEST(ModelSnapshot, RoundTripRendersIdentically) {
     EXPECT_EQ(loaded.file.header()["info"]["note"], "test");
     // Saved for rendering only: resuming from it is refused.
     NerfTrainer other(scene.images, *loaded.model, small_train(), pool);
-    EXPECT_RADIANT_ERROR(restore_trainer_state(loaded.file, other), "m.radiant", "no optimiser state");
+    EXPECT_RADIANT_ERROR(restore_training_state(loaded.file, other), "m.radiant", "no optimiser state");
 }
 
 // render_view evaluates rays in rounds and stops at kRenderOpaqueTransmittance, normalising an
@@ -193,9 +194,9 @@ TEST(ModelSnapshot, RefusesToSaveNonFiniteParameters) {
     NerfModel model(small_config(scene.train));
     model.init_params(1);
     const std::string path = scene.dir / "good.radiant";
-    save_model_snapshot(path, model, nullptr, nlohmann::json::array(), {});
+    save_model_snapshot(path, model, nlohmann::json::array(), {});
     model.params()[5] = NAN;
-    EXPECT_RADIANT_ERROR(save_model_snapshot(path, model, nullptr, nlohmann::json::array(), {}), "good.radiant",
+    EXPECT_RADIANT_ERROR(save_model_snapshot(path, model, nlohmann::json::array(), {}), "good.radiant",
                          "non-finite");
     // The earlier snapshot is intact.
     LoadedModel loaded = load_model_snapshot(path);
@@ -220,11 +221,14 @@ TEST(ModelSnapshot, ResumeEqualsAnUninterruptedRun) {
         first.init_params(tc.seed);
         NerfTrainer t(scene.images, first, tc, pool);
         for (int i = 0; i < 23; ++i) t.step();
-        save_model_snapshot(path, first, &t, views_to_json(scene.images), {});
+        {
+            const SnapshotSection training = training_section(t, 0, {});
+            save_model_snapshot(path, first, views_to_json(scene.images), {}, &training);
+        }
     }
     LoadedModel loaded = load_model_snapshot(path);
     NerfTrainer resumed(scene.images, *loaded.model, tc, pool);
-    restore_trainer_state(loaded.file, resumed);
+    restore_training_state(loaded.file, resumed);
     EXPECT_EQ(resumed.steps(), 23u);
     while (resumed.steps() < 40) resumed.step();
     const auto& a = straight.params();

@@ -4,10 +4,10 @@
 
 #include "core/rng.h"
 #include "gradcheck.h"
-#include "nerf/camera.h"
+#include "scene/camera.h"
 #include "nerf/model.h"
-#include "nerf/trainer.h"
-#include "nerf/volume_render.h"
+#include "train/trainer.h"
+#include "scene/composite.h"
 
 namespace radiant {
 namespace {

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "nerf/render_view.h"
-#include "nerf/trainer.h"
+#include "train/trainer.h"
 
 namespace radiant {
 namespace {

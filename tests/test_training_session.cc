@@ -9,7 +9,7 @@
 #include "io/staging.h"
 #include "io/transforms.h"
 #include "nerf/model_io.h"
-#include "nerf/training_session.h"
+#include "train/training_session.h"
 #include "small_demo_scene.h"
 #include "test_util.h"
 

@@ -7,7 +7,7 @@
 #include "core/rng.h"
 #include "io/transforms.h"
 #include "io/transforms_writer.h"
-#include "nerf/camera.h"
+#include "scene/camera.h"
 #include "test_util.h"
 
 namespace radiant {

@@ -6,7 +6,7 @@
 #include "io/image.h"
 #include "nerf/model_io.h"
 #include "nerf/render_view.h"
-#include "nerf/training_session.h"
+#include "train/training_session.h"
 #include "small_demo_scene.h"
 #include "test_util.h"
 #include "view/render_request.h"

@@ -14,7 +14,7 @@
 #include "core/thread_pool.h"
 #include "io/image.h"
 #include "io/transforms.h"
-#include "nerf/camera_path.h"
+#include "scene/camera_path.h"
 #include "nerf/model_io.h"
 #include "nerf/render_view.h"
 

@@ -1,6 +1,6 @@
 // Snapshot container (`.radiant`, DESIGN §5): a versioned, checksummed file holding a JSON
-// header and named raw blocks. It knows nothing of what the blocks mean; src/nerf/snapshot
-// maps a model onto it.
+// header and named raw blocks. It knows nothing of what the blocks mean; src/nerf/model_io
+// maps a model onto it, src/train/training_state the optimiser and schedule.
 //
 // Layout (little-endian):
 //   "RADIANT\x1a"  u32 format version  u32 0  u64 header length  header JSON
@@ -9,6 +9,7 @@
 // Written through a temporary file and a rename, so a crash never leaves a torn snapshot.
 #pragma once
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -16,6 +17,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include "core/error.h"
 
 namespace radiant {
 
@@ -26,6 +29,19 @@ struct SnapshotBlockRef {
     const void* data = nullptr;
     size_t bytes = 0;
 };
+
+// A header field of the snapshot at `path`: Error (naming the file, where and the key) when it is
+// missing or of the wrong type.
+template <class T>
+T snapshot_field(const nlohmann::json& j, const char* key, const std::string& path, const char* where) {
+    if (!j.is_object() || !j.contains(key))
+        throw Error(path, fmt::format("snapshot header: {} has no '{}'", where, key));
+    try {
+        return j.at(key).get<T>();
+    } catch (const nlohmann::json::exception&) {
+        throw Error(path, fmt::format("snapshot header: {}.{} has the wrong type", where, key));
+    }
+}
 
 // Writes header + blocks atomically. The header gains a "blocks" entry listing the blocks.
 void write_snapshot(const std::string& path, nlohmann::json header,

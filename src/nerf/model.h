@@ -6,10 +6,10 @@
 
 #include "core/aligned.h"
 #include "io/transforms.h"
-#include "nerf/camera.h"
+#include "scene/camera.h"
 #include "nerf/field.h"
-#include "nerf/marcher.h"
-#include "nerf/occupancy_grid.h"
+#include "scene/marcher.h"
+#include "scene/occupancy_grid.h"
 
 namespace radiant {
 

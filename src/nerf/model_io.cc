@@ -14,17 +14,6 @@ using nlohmann::json;
 namespace {
 constexpr const char* kKind = "radiant-nerf";
 
-template <class T>
-T get(const json& j, const char* key, const std::string& path, const char* where) {
-    if (!j.is_object() || !j.contains(key))
-        throw Error(path, fmt::format("snapshot header: {} has no '{}'", where, key));
-    try {
-        return j.at(key).get<T>();
-    } catch (const json::exception&) {
-        throw Error(path, fmt::format("snapshot header: {}.{} has the wrong type", where, key));
-    }
-}
-
 void check_range(bool ok, const std::string& path, const char* what) {
     if (!ok) throw Error(path, fmt::format("snapshot header: {} is out of range", what));
 }
@@ -58,17 +47,17 @@ NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
     const json& f = j.contains("field") ? j["field"] : json();
     FieldConfig& fc = c.field;
     fc.grid.n_dims = 3;
-    fc.grid.n_levels = get<int>(f, "levels", path, "model.field");
-    fc.grid.n_features_per_level = get<int>(f, "features_per_level", path, "model.field");
-    fc.grid.log2_hashmap_size = get<int>(f, "log2_hashmap_size", path, "model.field");
-    fc.grid.base_resolution = get<int>(f, "base_resolution", path, "model.field");
-    fc.grid.per_level_scale = get<float>(f, "per_level_scale", path, "model.field");
-    fc.density_neurons = get<int>(f, "density_neurons", path, "model.field");
-    fc.density_hidden_layers = get<int>(f, "density_hidden_layers", path, "model.field");
-    fc.color_neurons = get<int>(f, "color_neurons", path, "model.field");
-    fc.color_hidden_layers = get<int>(f, "color_hidden_layers", path, "model.field");
-    fc.aabb_scale = get<float>(f, "aabb_scale", path, "model.field");
-    const std::string precision = get<std::string>(f, "precision", path, "model.field");
+    fc.grid.n_levels = snapshot_field<int>(f, "levels", path, "model.field");
+    fc.grid.n_features_per_level = snapshot_field<int>(f, "features_per_level", path, "model.field");
+    fc.grid.log2_hashmap_size = snapshot_field<int>(f, "log2_hashmap_size", path, "model.field");
+    fc.grid.base_resolution = snapshot_field<int>(f, "base_resolution", path, "model.field");
+    fc.grid.per_level_scale = snapshot_field<float>(f, "per_level_scale", path, "model.field");
+    fc.density_neurons = snapshot_field<int>(f, "density_neurons", path, "model.field");
+    fc.density_hidden_layers = snapshot_field<int>(f, "density_hidden_layers", path, "model.field");
+    fc.color_neurons = snapshot_field<int>(f, "color_neurons", path, "model.field");
+    fc.color_hidden_layers = snapshot_field<int>(f, "color_hidden_layers", path, "model.field");
+    fc.aabb_scale = snapshot_field<float>(f, "aabb_scale", path, "model.field");
+    const std::string precision = snapshot_field<std::string>(f, "precision", path, "model.field");
     check_range(precision == "fp32" || precision == "bf16", path, "model.field.precision");
     fc.precision = precision == "bf16" ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
     check_range(fc.grid.n_levels >= 1 && fc.grid.n_levels <= 32, path, "model.field.levels");
@@ -92,23 +81,23 @@ NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
     check_range(fc.aabb_scale >= 1.0f && fc.aabb_scale <= 128.0f, path, "model.field.aabb_scale");
 
     const json& s = j.contains("scene") ? j["scene"] : json();
-    c.scene.scale = get<float>(s, "scale", path, "model.scene");
-    const auto offset = get<std::vector<float>>(s, "offset", path, "model.scene");
+    c.scene.scale = snapshot_field<float>(s, "scale", path, "model.scene");
+    const auto offset = snapshot_field<std::vector<float>>(s, "offset", path, "model.scene");
     check_range(offset.size() == 3 && std::isfinite(c.scene.scale) && c.scene.scale > 0, path, "model.scene");
     c.scene.offset = {offset[0], offset[1], offset[2]};
     const json& m = j.contains("march") ? j["march"] : json();
-    c.march.min_step = get<float>(m, "min_step", path, "model.march");
-    c.march.cone_angle = get<float>(m, "cone_angle", path, "model.march");
-    c.march.max_samples = get<size_t>(m, "max_samples", path, "model.march");
+    c.march.min_step = snapshot_field<float>(m, "min_step", path, "model.march");
+    c.march.cone_angle = snapshot_field<float>(m, "cone_angle", path, "model.march");
+    c.march.max_samples = snapshot_field<size_t>(m, "max_samples", path, "model.march");
     check_range(c.march.min_step > 0 && c.march.cone_angle >= 0 && c.march.max_samples >= 1 &&
                     c.march.max_samples <= 65536,
                 path, "model.march");
-    c.grid_resolution = get<int>(j, "grid_resolution", path, "model");
+    c.grid_resolution = snapshot_field<int>(j, "grid_resolution", path, "model");
     check_range(c.grid_resolution >= 8 && c.grid_resolution <= 512 && c.grid_resolution % 2 == 0, path,
                 "model.grid_resolution");
     if (j.contains("grid_threshold")) {
-        c.grid_threshold = get<float>(j, "grid_threshold", path, "model");
-        c.grid_threshold_per_cascade = get<bool>(j, "grid_threshold_per_cascade", path, "model");
+        c.grid_threshold = snapshot_field<float>(j, "grid_threshold", path, "model");
+        c.grid_threshold_per_cascade = snapshot_field<bool>(j, "grid_threshold_per_cascade", path, "model");
         check_range(std::isfinite(c.grid_threshold) && c.grid_threshold >= 0, path, "model.grid_threshold");
     } else {  // written before the threshold was its own field: the rule those models trained with
         c.grid_threshold = 0.01f / c.march.min_step;
@@ -127,8 +116,8 @@ json views_to_json(const ImageSet& images) {
     return views;
 }
 
-void save_model_snapshot(const std::string& path, const NerfModel& model, NerfTrainer* trainer,
-                         const json& views, const json& info, const json& training_extra) {
+void save_model_snapshot(const std::string& path, const NerfModel& model, const json& views, const json& info,
+                         const SnapshotSection* section) {
     const std::span<const float> params = model.params();
     for (float p : params)
         if (!std::isfinite(p)) throw Error(path, "refusing to save non-finite parameters (training diverged)");
@@ -142,16 +131,10 @@ void save_model_snapshot(const std::string& path, const NerfModel& model, NerfTr
         {"params", params.data(), params.size() * sizeof(float)},
         {"occupancy", occupancy.data(), occupancy.size() * sizeof(float)},
     };
-    if (trainer) {
-        Adam& adam = trainer->optimizer();
-        header["training"] = {{"step", trainer->steps()},
-                              {"next_rays", trainer->next_ray_count()},
-                              {"seed", trainer->config().seed},
-                              {"optimizer_steps", adam.steps_taken()}};
-        if (trainer->rank_ray_counts().size() > 1) header["training"]["rank_rays"] = trainer->rank_ray_counts();
-        for (auto it = training_extra.begin(); it != training_extra.end(); ++it) header["training"][it.key()] = it.value();
-        blocks.push_back({"adam_m", adam.first_moment().data(), adam.first_moment().size() * sizeof(float)});
-        blocks.push_back({"adam_v", adam.second_moment().data(), adam.second_moment().size() * sizeof(float)});
+    if (section) {
+        RD_CHECK(!header.contains(section->name));
+        header[section->name] = section->header;
+        blocks.insert(blocks.end(), section->blocks.begin(), section->blocks.end());
     }
     write_snapshot(path, std::move(header), blocks);
 }
@@ -185,27 +168,6 @@ LoadedModel load_model_snapshot(const std::string& path, std::optional<MlpPrecis
     model.repack();
     model.grid().rebuild_bits();
     return out;
-}
-
-void restore_trainer_state(const SnapshotFile& file, NerfTrainer& trainer) {
-    const json& h = file.header();
-    if (!h.contains("training"))
-        throw Error(file.path(), "snapshot has no optimiser state to resume from (it was saved for rendering only)");
-    const json& t = h["training"];
-    Adam& adam = trainer.optimizer();
-    auto m = file.block("adam_m", adam.first_moment().size() * sizeof(float));
-    auto v = file.block("adam_v", adam.second_moment().size() * sizeof(float));
-    std::memcpy(adam.first_moment().data(), m.data(), m.size());
-    std::memcpy(adam.second_moment().data(), v.data(), v.size());
-    adam.set_steps_taken(get<uint64_t>(t, "optimizer_steps", file.path(), "training"));
-    // Each rank's ray count, when the run had several ranks; a different rank count starts
-    // from an even split of the total instead (and re-balances within a few steps).
-    std::vector<size_t> rank_rays;
-    if (t.contains("rank_rays") && t["rank_rays"].is_array())
-        for (const json& r : t["rank_rays"])
-            if (r.is_number_unsigned()) rank_rays.push_back(r.get<size_t>());
-    trainer.restore_progress(get<uint64_t>(t, "step", file.path(), "training"),
-                             get<size_t>(t, "next_rays", file.path(), "training"), rank_rays);
 }
 
 }  // namespace radiant

@@ -1,21 +1,21 @@
-// Saving and loading NerfModels (and, for --resume, the trainer's state) as `.radiant`
-// snapshots (io/snapshot.h holds the container format).
+// Saving and loading NerfModels as `.radiant` snapshots (io/snapshot.h holds the container
+// format). What training adds for --resume is a section it writes and reads itself
+// (train/training_state.h): this file knows nothing of training.
 //
-// Header: {"kind": "radiant-nerf", "model": {field, scene, march, grid}, "training": {step,
-// next_rays, seed, optimizer_steps} when optimiser state is saved, "views": the training
-// cameras (for orbits), plus whatever the caller adds under "info"}. Blocks: "params" (fp32),
-// "occupancy" (fp32 cell estimates), and "adam_m", "adam_v" with the optimiser state.
+// Header: {"kind": "radiant-nerf", "model": {field, scene, march, grid}, "views": the training
+// cameras (for orbits), whatever the caller adds under "info", and the optional section (e.g.
+// "training")}. Blocks: "params" (fp32), "occupancy" (fp32 cell estimates), and the section's.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "io/snapshot.h"
 #include "io/staging.h"
 #include "nerf/model.h"
-#include "nerf/trainer.h"
 
 namespace radiant {
 
@@ -26,13 +26,18 @@ NerfModelConfig model_config_from_json(const nlohmann::json& j, const std::strin
 // The training cameras, so later commands can frame orbits like the training views.
 nlohmann::json views_to_json(const ImageSet& images);
 
-// Writes the model (and the trainer's optimiser state when `trainer` is given, with
-// `training_extra` merged into the header's "training" section: the session's clock and
-// history). Refuses (Error) to write non-finite parameters, so a diverged run never replaces
-// a good snapshot.
-void save_model_snapshot(const std::string& path, const NerfModel& model, NerfTrainer* trainer,
-                         const nlohmann::json& views, const nlohmann::json& info,
-                         const nlohmann::json& training_extra = nlohmann::json::object());
+// A part of the snapshot that a later stage owns: its header goes under `name`, its blocks
+// beside the model's (training's optimiser state and schedule: train/training_state.h).
+struct SnapshotSection {
+    std::string name;
+    nlohmann::json header;
+    std::vector<SnapshotBlockRef> blocks;
+};
+
+// Writes the model, and `section` when given. Refuses (Error) to write non-finite parameters,
+// so a diverged run never replaces a good snapshot.
+void save_model_snapshot(const std::string& path, const NerfModel& model, const nlohmann::json& views,
+                         const nlohmann::json& info, const SnapshotSection* section = nullptr);
 
 struct LoadedModel {
     std::unique_ptr<NerfModel> model;
@@ -42,7 +47,5 @@ struct LoadedModel {
 // given, replaces the snapshot's MLP precision: a model trained in fp32 can render with bf16
 // products (the parameters stay fp32 either way).
 LoadedModel load_model_snapshot(const std::string& path, std::optional<MlpPrecision> precision = std::nullopt);
-// Restores the trainer's optimiser state and step from a snapshot that has one.
-void restore_trainer_state(const SnapshotFile& file, NerfTrainer& trainer);
 
 }  // namespace radiant

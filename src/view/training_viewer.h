@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/timer.h"
-#include "nerf/training_session.h"
+#include "train/training_session.h"
 #include "view/viewer_server.h"
 
 namespace radiant {

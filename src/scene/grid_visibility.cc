@@ -1,4 +1,4 @@
-#include "nerf/grid_visibility.h"
+#include "scene/grid_visibility.h"
 
 #include <algorithm>
 #include <cmath>

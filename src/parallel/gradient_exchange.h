@@ -18,8 +18,8 @@
 #include <memory>
 
 #include "core/aligned.h"
-#include "dist/communicator.h"
-#include "dist/shared_segments.h"
+#include "parallel/communicator.h"
+#include "parallel/shared_segments.h"
 
 namespace radiant {
 

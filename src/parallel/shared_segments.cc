@@ -1,11 +1,11 @@
-#include "dist/shared_segments.h"
+#include "parallel/shared_segments.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 
-#include "dist/communicator.h"
+#include "parallel/communicator.h"
 
 #ifdef RADIANT_HAVE_MPI
 #include <mpi.h>

@@ -1,8 +1,8 @@
-#include "nerf/shared_step_buffers.h"
+#include "parallel/shared_step_buffers.h"
 
 #include <new>
 
-#include "dist/communicator.h"
+#include "parallel/communicator.h"
 
 namespace radiant {
 

@@ -1,4 +1,4 @@
-#include "nerf/camera_path.h"
+#include "scene/camera_path.h"
 
 #include <fmt/format.h>
 

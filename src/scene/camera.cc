@@ -1,4 +1,4 @@
-#include "nerf/camera.h"
+#include "scene/camera.h"
 
 #include <algorithm>
 #include <cmath>

@@ -23,7 +23,7 @@
 
 #include "core/rng.h"
 #include "core/thread_pool.h"
-#include "nerf/camera.h"
+#include "scene/camera.h"
 
 namespace radiant {
 

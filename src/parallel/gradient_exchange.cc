@@ -1,4 +1,4 @@
-#include "dist/gradient_exchange.h"
+#include "parallel/gradient_exchange.h"
 
 #include <algorithm>
 #include <exception>

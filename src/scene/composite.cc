@@ -1,4 +1,4 @@
-#include "nerf/volume_render.h"
+#include "scene/composite.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "nerf/occupancy_grid.h"
+#include "scene/occupancy_grid.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "nerf/training_session.h"
+#include "train/training_session.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +8,7 @@
 #include "nerf/metrics.h"
 #include "nerf/model_io.h"
 #include "nerf/render_view.h"
+#include "train/training_state.h"
 
 namespace radiant {
 
@@ -16,34 +17,6 @@ float learning_rate_scale(double progress) {
     const double k = (std::min(progress, 1.0) - kLearningRateDecayStart) / kLearningRateHalvingEvery;
     return std::pow(0.5f, float(std::floor(k + 1e-9)));
 }
-
-namespace {
-
-nlohmann::json history_to_json(const std::vector<HistoryPoint>& history) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const HistoryPoint& p : history) {
-        nlohmann::json j = {p.step, p.seconds, p.loss};
-        if (p.psnr) j.push_back(*p.psnr);
-        out.push_back(j);
-    }
-    return out;
-}
-
-std::vector<HistoryPoint> history_from_json(const nlohmann::json& j, const std::string& path) {
-    std::vector<HistoryPoint> out;
-    if (!j.is_array()) throw Error(path, "snapshot's training history is not a list");
-    for (const auto& p : j) {
-        if (!p.is_array() || p.size() < 3 || p.size() > 4 || !p[0].is_number_unsigned() || !p[1].is_number() ||
-            !p[2].is_number() || (p.size() == 4 && !p[3].is_number()))
-            throw Error(path, "snapshot's training history holds a malformed point");
-        HistoryPoint h{p[0].get<uint64_t>(), p[1].get<double>(), p[2].get<double>(), std::nullopt};
-        if (p.size() == 4) h.psnr = p[3].get<double>();
-        out.push_back(h);
-    }
-    return out;
-}
-
-}  // namespace
 
 TrainingSession::TrainingSession(const ImageSet& train, const ImageSet& val, std::unique_ptr<NerfModel> model,
                                  const NerfTrainConfig& config, const TrainingPlan& plan, nlohmann::json info,
@@ -74,15 +47,9 @@ void TrainingSession::request_stop() {
 }
 
 void TrainingSession::resume_from(const SnapshotFile& file) {
-    restore_trainer_state(file, m_trainer);
-    const nlohmann::json& t = file.header()["training"];
-    // Snapshots from before the session kept no clock: their time starts again at zero.
-    if (t.contains("seconds")) {
-        if (!t["seconds"].is_number() || !(t["seconds"].get<double>() >= 0))
-            throw Error(file.path(), "snapshot's training seconds are not a non-negative number");
-        m_seconds = t["seconds"].get<double>();
-    }
-    if (t.contains("history")) m_history = history_from_json(t["history"], file.path());
+    const RestoredTraining restored = restore_training_state(file, m_trainer);
+    if (restored.seconds) m_seconds = *restored.seconds;
+    if (restored.history) m_history = *restored.history;
     while (m_next_timed_val < m_plan.val_at_seconds.size() && m_plan.val_at_seconds[m_next_timed_val] <= m_seconds)
         ++m_next_timed_val;
     m_last_saved_step = m_trainer.steps();
@@ -143,9 +110,10 @@ TrainingSession::StepResult TrainingSession::step() {
 void TrainingSession::save() {
     if (m_plan.snapshot_path.empty() || (m_saved_any && m_last_saved_step == steps())) return;
     m_trainer.gather_optimizer_state();
-    const nlohmann::json training = {{"seconds", m_seconds}, {"history", history_to_json(m_history)}};
-    if (!m_comm || m_comm->is_root())
-        save_model_snapshot(m_plan.snapshot_path, *m_model, &m_trainer, m_views, m_info, training);
+    if (!m_comm || m_comm->is_root()) {
+        const SnapshotSection training = training_section(m_trainer, m_seconds, m_history);
+        save_model_snapshot(m_plan.snapshot_path, *m_model, m_views, m_info, &training);
+    }
     m_last_saved_step = steps();
     m_saved_any = true;
 }

@@ -1,4 +1,4 @@
-#include "nerf/marcher.h"
+#include "scene/marcher.h"
 
 #include <algorithm>
 #include <cmath>

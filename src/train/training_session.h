@@ -26,7 +26,7 @@
 #include "io/snapshot.h"
 #include "io/staging.h"
 #include "nerf/model.h"
-#include "nerf/trainer.h"
+#include "train/trainer.h"
 
 namespace radiant {
 

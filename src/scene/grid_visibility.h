@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/thread_pool.h"
-#include "nerf/camera.h"
-#include "nerf/occupancy_grid.h"
+#include "scene/camera.h"
+#include "scene/occupancy_grid.h"
 
 namespace radiant {
 

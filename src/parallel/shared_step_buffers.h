@@ -21,7 +21,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
-#include "dist/shared_segments.h"
+#include "parallel/shared_segments.h"
 
 namespace radiant {
 

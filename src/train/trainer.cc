@@ -1,4 +1,4 @@
-#include "nerf/trainer.h"
+#include "train/trainer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,8 +7,8 @@
 
 #include "core/error.h"
 #include "core/rng.h"
-#include "nerf/grid_visibility.h"
-#include "nerf/volume_render.h"
+#include "scene/grid_visibility.h"
+#include "scene/composite.h"
 
 namespace radiant {
 

@@ -11,8 +11,8 @@
 
 #include <cstddef>
 
-#include "nerf/camera.h"
-#include "nerf/occupancy_grid.h"
+#include "scene/camera.h"
+#include "scene/occupancy_grid.h"
 
 namespace radiant {
 
