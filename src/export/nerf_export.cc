@@ -10,6 +10,7 @@
 #include "mesh/mesh_ops.h"
 #include "mesh/rasterize.h"
 #include "nerf/render_view.h"
+#include "scene/composite.h"
 
 namespace radiant {
 
@@ -252,14 +253,14 @@ MeshExportResult export_nerf_mesh(const NerfModel& model, const nlohmann::json& 
             }
         field.forward(model.params().data(), model.packed(), pos, dir, ns, cws[size_t(t)], sigma, rgb);
         for (size_t v = 0; v < nvt; ++v) {
-            float T = 1, acc[3] = {0, 0, 0};
+            Transmittance T;
+            float acc[3] = {0, 0, 0};
             for (size_t k = 0; k < kSteps; ++k) {
                 const size_t s = v * kSteps + k;
-                const float w = T * (1 - std::exp(-sigma[s] * step));
+                const float w = T.absorb(sigma[s], step);
                 for (int a = 0; a < 3; ++a) acc[a] += w * rgb[3 * s + size_t(a)];
-                T -= w;
             }
-            const float opacity = 1 - T;
+            const float opacity = 1 - T.value;
             for (int a = 0; a < 3; ++a) {
                 // Nearly transparent along the whole ray: the colour at the vertex itself.
                 const float c = opacity > 0.05f ? acc[a] / opacity : rgb[3 * (v * kSteps + kSteps / 2) + size_t(a)];

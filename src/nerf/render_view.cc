@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "scene/composite.h"
+
 namespace radiant {
 
 namespace {
@@ -109,11 +111,10 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
             size_t kept = 0;
             for (size_t a = 0; a < b.active.size(); ++a) {
                 const uint32_t x = b.active[a];
-                float T = b.T[x];
+                Transmittance T{b.T[x]};
                 const Ray& ray = b.rays[x];
-                for (size_t i = b.seg_begin[a]; i < b.seg_begin[a + 1] && T >= kRenderOpaqueTransmittance; ++i) {
-                    const float alpha = 1.0f - std::exp(-b.sigma[i] * b.samples.dt[i]);
-                    const float w = T * alpha;
+                for (size_t i = b.seg_begin[a]; i < b.seg_begin[a + 1] && T.visible(kRenderOpaqueTransmittance); ++i) {
+                    const float w = T.absorb(b.sigma[i], b.samples.dt[i]);
                     b.lit.push_back(uint32_t(i));
                     b.lit_ray.push_back(x);
                     b.lit_weight.push_back(w);
@@ -122,10 +123,9 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                         b.depth_acc[x] += w * ((p[0] - ray.origin.x) * ray.direction.x + (p[1] - ray.origin.y) * ray.direction.y +
                                                (p[2] - ray.origin.z) * ray.direction.z);
                     }
-                    T *= 1.0f - alpha;
                 }
-                b.T[x] = T;
-                if (T >= kRenderOpaqueTransmittance && !b.cursors[x].done) b.active[kept++] = x;
+                b.T[x] = T.value;
+                if (T.visible(kRenderOpaqueTransmittance) && !b.cursors[x].done) b.active[kept++] = x;
             }
             b.active.resize(kept);
             // Colours of the samples that count, in full tiles.

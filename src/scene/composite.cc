@@ -7,27 +7,22 @@ namespace radiant {
 CompositeResult composite_forward(const float* sigma, const float* rgb, const float* dt, size_t n,
                                   const float background[3], float min_transmittance) {
     CompositeResult r;
-    float T = 1.0f;
+    Transmittance T;
     size_t i = 0;
-    for (; i < n && T >= min_transmittance; ++i) {
-        const float alpha = 1.0f - std::exp(-sigma[i] * dt[i]);
-        const float w = T * alpha;
+    for (; i < n && T.visible(min_transmittance); ++i) {
+        const float w = T.absorb(sigma[i], dt[i]);
         for (int k = 0; k < 3; ++k) r.rgb[k] += w * rgb[3 * i + k];
-        T *= 1.0f - alpha;
     }
-    for (int k = 0; k < 3; ++k) r.rgb[k] += T * background[k];
-    r.transmittance = T;
+    for (int k = 0; k < 3; ++k) r.rgb[k] += T.value * background[k];
+    r.transmittance = T.value;
     r.samples_used = i;
     return r;
 }
 
 size_t samples_in_front(const float* sigma, const float* dt, size_t n, float min_transmittance) {
-    float T = 1.0f;
+    Transmittance T;
     size_t i = 0;
-    for (; i < n && T >= min_transmittance; ++i) {  // composite_forward's loop, to the bit
-        const float alpha = 1.0f - std::exp(-sigma[i] * dt[i]);
-        T *= 1.0f - alpha;
-    }
+    for (; i < n && T.visible(min_transmittance); ++i) T.absorb(sigma[i], dt[i]);
     return i;
 }
 
@@ -36,7 +31,7 @@ void composite_backward(const float* sigma, const float* rgb, const float* dt, s
                         const float d_color[3], float* d_sigma, float* d_rgb,
                         float* d_background, float /*min_transmittance*/) {
     // dC/dsigma_k = dt_k (T_{k+1} c_k - S_k), S_k = sum_{i>k} w_i c_i + T_n bg = C - sum_{i<=k} w_i c_i.
-    float T = 1.0f;
+    Transmittance T;
     float prefix[3] = {0, 0, 0};  // sum_{i<=k} w_i c_i
     for (size_t i = 0; i < n; ++i) {
         if (i >= forward.samples_used) {
@@ -44,9 +39,8 @@ void composite_backward(const float* sigma, const float* rgb, const float* dt, s
             d_rgb[3 * i] = d_rgb[3 * i + 1] = d_rgb[3 * i + 2] = 0.0f;
             continue;
         }
-        const float alpha = 1.0f - std::exp(-sigma[i] * dt[i]);
-        const float w = T * alpha;
-        const float T_next = T * (1.0f - alpha);
+        const float w = T.absorb(sigma[i], dt[i]);
+        const float T_next = T.value;
         float g = 0.0f;
         for (int k = 0; k < 3; ++k) {
             prefix[k] += w * rgb[3 * i + k];
@@ -55,7 +49,6 @@ void composite_backward(const float* sigma, const float* rgb, const float* dt, s
             d_rgb[3 * i + k] = d_color[k] * w;
         }
         d_sigma[i] = dt[i] * g;
-        T = T_next;
     }
     if (d_background)
         for (int k = 0; k < 3; ++k) d_background[k] = d_color[k] * forward.transmittance;

@@ -1,4 +1,4 @@
-// Front-to-back volume rendering of one ray and its exact backward.
+// Compositing: front-to-back volume rendering of one ray and its exact backward.
 //
 // Samples i = 0..n-1 along the ray have density sigma_i >= 0 (1/unit-cube length), colour
 // c_i (3 values) and step length dt_i. With alpha_i = 1 - exp(-sigma_i dt_i) and transmittance
@@ -6,11 +6,33 @@
 //     C = sum_i T_i alpha_i c_i + T_n * background.
 // Compositing stops early once T falls below `min_transmittance`; those later samples
 // contribute nothing, in forward and backward alike.
+//
+// Every loop that walks a ray front to back (training's forward and backward, finding where a
+// ray turns opaque, rendering, depth, mesh colours) steps through its samples with one
+// Transmittance, so all of them weigh a sample alike, to the bit.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 
 namespace radiant {
+
+// The transmittance recurrence, one sample at a time.
+struct Transmittance {
+    float value = 1.0f;  // T_i: the share of light that reaches the next sample
+
+    // Absorbs the next sample (density sigma, step length dt): returns its compositing weight
+    // T_i alpha_i and moves on to T_{i+1} = T_i (1 - alpha_i).
+    float absorb(float sigma, float dt) {
+        const float alpha = 1.0f - std::exp(-sigma * dt);
+        const float weight = value * alpha;
+        value *= 1.0f - alpha;
+        return weight;
+    }
+    // Whether compositing goes on to the next sample: T has not fallen below `threshold` (the
+    // early stop). A NaN transmittance stops.
+    bool visible(float threshold) const { return value >= threshold; }
+};
 
 // Compositing (and training) stops once T falls below this; instant-ngp's value.
 constexpr float kMinTransmittance = 1e-4f;
