@@ -483,9 +483,7 @@ int NerfTrainer::gradient_holder(size_t begin, size_t end) {
 
 void NerfTrainer::gather_optimizer_state() { m_exchange->gather_optimizer_state(*m_adam); }
 
-double NerfTrainer::step() {
-    Timer phase;
-    auto lap = [&](double& into) { into += phase.seconds(); phase.reset(); };
+double NerfTrainer::forward_backward(const std::function<void(double&)>& lap) {
     if (m_step % uint64_t(m_config.grid_update_interval) == 0) update_grid();
     lap(m_phase.grid);
     // This rank's chunks share its rays (each rank's ray count adapts to its own samples, so
@@ -554,6 +552,28 @@ double NerfTrainer::step() {
             loss += all[r], rays += all[r + 1], samples += all[r + 2], trained += all[r + 3];
     }
     lap(m_phase.exchange);
+    m_samples = size_t(samples);
+    m_samples_trained = size_t(trained);
+    m_rays_done = size_t(rays);
+    return loss;
+}
+
+double NerfTrainer::loss_and_gradients(std::vector<float>& gradients) {
+    RD_CHECK(m_exchange->kind() == ExchangeKind::kLocal);
+    Timer phase;
+    const double loss = forward_backward([&](double& into) { into += phase.seconds(), phase.reset(); });
+    float* grads = m_exchange->gradients();
+    const size_t n = m_model.field().n_params();
+    gradients.assign(grads, grads + n);
+    std::fill(grads, grads + n, 0.0f);  // as Adam leaves them
+    return loss / double(std::max<size_t>(m_rays_done, 1) * 3);
+}
+
+double NerfTrainer::step() {
+    Timer phase;
+    auto lap = [&](double& into) { into += phase.seconds(); phase.reset(); };
+    const double loss = forward_backward(lap);
+    const double* all = m_rank_stats.data();
     // ... and the large one: gradients summed over ranks, then Adam.
     GradientExchange::Holder holder;
     if (m_shared) holder = [this](size_t begin, size_t end) { return gradient_holder(begin, end); };
@@ -565,9 +585,6 @@ double NerfTrainer::step() {
     lap(m_phase.optimizer);
     ++m_step;
 
-    m_samples = size_t(samples);
-    m_samples_trained = size_t(trained);
-    m_rays_done = size_t(rays);
     // Keep each rank's sample count near its part of the target: grow at most 2x a step, and
     // never past one ray per target sample. Marched samples, not trained ones: holding the
     // trained ones to the target (instant-ngp's way) made ~2.2x the rays a step and half the

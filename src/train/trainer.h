@@ -95,6 +95,11 @@ public:
     // One step; returns the mean squared error per ray and colour channel (what PSNR
     // measures, whatever loss trains: reports and plots read it so).
     double step();
+    // The loss (as step() returns it) and the gradient of the training loss that step() would
+    // apply, without applying them: parameters, optimiser and step count stay as they are (an
+    // occupancy-grid update due at this step still runs). One rank only; for finite-difference
+    // checks of the whole step.
+    double loss_and_gradients(std::vector<float>& gradients);
     uint64_t steps() const { return m_step; }
     // Over all ranks.
     size_t rays_last_step() const { return m_rays_done; }
@@ -172,6 +177,9 @@ private:
     // The rest of a step once this rank's chunks are marched, when ranks share the step
     // (SharedStepBuffers): every part claimed over all ranks' threads. `lap(phase)` adds the
     // time since the last lap to that phase.
+    // A step up to its gradients (in m_exchange->gradients()) and totals (m_rank_stats, the
+    // counts of the last step); returns this rank's summed squared error.
+    double forward_backward(const std::function<void(double&)>& lap);
     void train_shared_step(float* grads, const std::function<void(double&)>& lap);
     void update_grid();
     // Most samples one chunk can hold (march_rays stops adding rays past its budget).
