@@ -36,16 +36,15 @@ float typical_pixel_footprint(const ImageSet& images, const SceneTransform& scen
 
 NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTrainConfig& config,
                          ThreadPool& pool, Communicator* comm)
-    : m_images(images), m_model(model), m_config(config), m_pool(pool), m_comm(comm) {
+    : m_images(images),
+      m_model(model),
+      m_config(config),
+      m_pool(pool),
+      m_comm(comm),
+      m_sampler(images, model.config().scene) {
     RD_CHECK(!images.images.empty());
-    if (m_comm && m_comm->distributed()) {
-        RD_CHECK(size_t(m_comm->size()) <= kChunks);
-        m_chunk_begin = kChunks * size_t(m_comm->rank()) / size_t(m_comm->size());
-        m_chunk_end = kChunks * size_t(m_comm->rank() + 1) / size_t(m_comm->size());
-    }
-    m_rays = config.initial_rays;
     const size_t ranks = m_comm ? size_t(m_comm->size()) : 1;
-    for (size_t r = 0; r < ranks; ++r) m_rank_rays.push_back(part_of(m_rays, r, ranks));
+    for (size_t r = 0; r < ranks; ++r) m_rank_rays.push_back(part_of(config.initial_rays, r, ranks));
     m_rank_stats.assign(kRankStats * ranks, 0.0);
     const NerfField& field = m_model.field();
     m_exchange = std::make_unique<GradientExchange>(
@@ -58,44 +57,40 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
         config.adam,
         std::vector<ParamRange>{{0, d0, false, true}, {d0, field.n_params() - d0, true, false}},
         field.n_params());
-    m_chunks.resize(kChunks);
-    const size_t max_tile = std::max(kTile, m_model.config().march.max_samples);
+    const int L = field.grid().config().n_levels;
+    for (int level = L - 1; level >= 0; --level) {
+        m_level_items.push_back(level);
+        m_level_begin.push_back(field.grid().levels()[size_t(level)].param_offset);
+    }
+    std::reverse(m_level_begin.begin(), m_level_begin.end());
+    m_level_begin.push_back(field.grid().n_params());
+    RD_CHECK(m_level_begin[0] == 0 && std::is_sorted(m_level_begin.begin(), m_level_begin.end()) &&
+             m_level_begin.back() <= d0);
     const size_t E = size_t(field.grid().n_output_dims());
-    for (int t = 0; t < pool.size(); ++t)
-        m_scratch.push_back({field.make_workspace(max_tile), AlignedVector<float>(max_tile * E),
-                             AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile),
-                             AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile), {}, {}});
-    m_level_order = field.grid().balanced_level_order();
+    std::unique_ptr<SharedStepBuffers> shared;
     if (config.share_step_across_ranks && gradients_in_shared_memory()) {
         // A chunk holds at most its sample budget plus one ray's samples, and at most a rank's
         // rays (never above ceil(max / ranks), the most any part_of() gives) over its fewest
         // chunks, rounded up, plus the end entry of ray_begin.
         const size_t most_rays = std::max({config.target_samples, config.initial_rays, kChunks});
         const size_t rank_rays = (most_rays + ranks - 1) / ranks, rank_chunks = kChunks / ranks;
-        const size_t rays_per_chunk = (rank_rays + rank_chunks - 1) / rank_chunks + 1;
         SharedStepSizes sizes;
         sizes.chunks = kChunks;
         sizes.samples_per_chunk = chunk_sample_budget() + m_model.config().march.max_samples;
-        sizes.rays_per_chunk = rays_per_chunk;
+        sizes.rays_per_chunk = (rank_rays + rank_chunks - 1) / rank_chunks + 1;
         sizes.enc_dims = E;
-        sizes.mlp_params = field.n_params() - d0;
+        sizes.mlp_params = mlp_params();
         sizes.grid_cells = m_model.grid().n_cells();
-        const int L = field.grid().config().n_levels;
-        sizes.gradient_items = size_t(L) + (sizes.mlp_params + kMlpBlock - 1) / kMlpBlock;
-        m_shared = SharedStepBuffers::allocate(*m_comm, m_pool, sizes);
-        m_level_item.resize(size_t(L));
-        for (int level = L - 1; level >= 0; --level) {
-            m_level_item[size_t(level)] = m_claim_order.size();
-            m_claim_order.push_back(level);
-            m_level_begin.push_back(field.grid().levels()[size_t(level)].param_offset);
-        }
-        std::reverse(m_level_begin.begin(), m_level_begin.end());
-        m_level_begin.push_back(field.grid().n_params());
-        RD_CHECK(m_level_begin[0] == 0 && std::is_sorted(m_level_begin.begin(), m_level_begin.end()) &&
-                 m_level_begin.back() <= d0);
+        sizes.gradient_items = gradient_items();
+        shared = SharedStepBuffers::allocate(*m_comm, m_pool, sizes);
     }
-    if (!m_shared)
-        for (auto& c : m_chunks) c.grad.assign(field.n_params() - d0, 0.0f);
+    m_chunks = std::make_unique<StepChunks>(kChunks, shared.get(), E, mlp_params());
+    m_scheduler = std::make_unique<StepScheduler>(m_pool, m_comm, kChunks, std::move(shared), kGridBlock, kTile);
+    const size_t max_tile = std::max(kTile, m_model.config().march.max_samples);
+    for (int t = 0; t < pool.size(); ++t)
+        m_scratch.push_back({field.make_workspace(max_tile), AlignedVector<float>(max_tile * E),
+                             AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile),
+                             AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile), {}, {}, {}, {}});
     mark_unseen_cells_dead();
 }
 
@@ -103,6 +98,11 @@ size_t NerfTrainer::chunk_sample_budget() const {
     return std::max<size_t>(4 * m_config.target_samples / kChunks, m_model.config().march.max_samples);
 }
 
+size_t NerfTrainer::planned_rays() const {
+    size_t sum = 0;
+    for (size_t r : m_rank_rays) sum += r;
+    return sum;
+}
 
 void NerfTrainer::mark_unseen_cells_dead() {
     // Every rank's cameras (each rank stages its own share), so all ranks kill the same cells.
@@ -132,122 +132,59 @@ NerfTrainer::~NerfTrainer() {
 
 void NerfTrainer::restore_progress(uint64_t step, size_t next_rays, const std::vector<size_t>& rank_rays) {
     m_step = step;
-    m_rays = std::clamp<size_t>(next_rays, kChunks, m_config.target_samples);
-    const size_t ranks = m_comm ? size_t(m_comm->size()) : 1;
-    m_rank_rays.resize(ranks);
-    for (size_t r = 0; r < ranks; ++r) m_rank_rays[r] = part_of(m_rays, r, ranks);
-    if (rank_rays.size() == ranks && ranks > 1) {
-        m_rays = 0;
-        for (size_t r = 0; r < ranks; ++r) {
-            m_rank_rays[r] = std::clamp<size_t>(rank_rays[r], part_of(kChunks, r, ranks),
-                                                part_of(m_config.target_samples, r, ranks));
-            m_rays += m_rank_rays[r];
-        }
-    }
+    const size_t total = std::clamp<size_t>(next_rays, kChunks, m_config.target_samples);
+    const size_t ranks = m_rank_rays.size();
+    const bool per_rank = rank_rays.size() == ranks && ranks > 1;
+    for (size_t r = 0; r < ranks; ++r)
+        m_rank_rays[r] = per_rank ? std::clamp<size_t>(rank_rays[r], part_of(kChunks, r, ranks),
+                                                       part_of(m_config.target_samples, r, ranks))
+                                  : part_of(total, r, ranks);
 }
 
+// Occupancy-grid densities at the grid's chosen cells, the same on every rank: blocks of cells,
+// each encoded level by level (the tables stay in cache over the block) and then through the
+// density MLP tile by tile, spread by the scheduler over threads (and ranks).
 void NerfTrainer::update_grid() {
+    const NerfField& field = m_model.field();
+    const size_t E = size_t(field.grid().n_output_dims()), B = m_scheduler->block_cells();
+    auto densities = [&](const float* pos, size_t n, float* out) {
+        m_scheduler->evaluate_cells(n, out, [&](size_t b0, size_t nb, int t, float* dst) {
+            ThreadScratch& s = m_scratch[size_t(t)];
+            ensure(s.cell_mapped, 3 * B);
+            ensure(s.cell_enc, E * B);
+            field.map_positions(pos + 3 * b0, nb, s.cell_mapped.data());
+            field.grid().forward_levels(m_model.params().data(), s.cell_mapped.data(), nb, s.cell_enc.data(), nb, 0,
+                                        field.grid().config().n_levels);
+            for (size_t i0 = 0; i0 < nb; i0 += kTile)
+                field.density_encoded(m_model.packed(), s.cell_enc.data() + i0, nb, std::min(kTile, nb - i0), s.ws,
+                                      dst + i0);
+        });
+    };
     Pcg32 rng = stream_for(m_config.seed, m_step, 0xFFFFFFFFull);
-    m_model.grid().update([&](const float* pos, size_t n, float* out) { grid_densities(pos, n, out); }, rng,
-                          m_step < uint64_t(m_config.grid_warmup_steps),
+    m_model.grid().update(densities, rng, m_step < uint64_t(m_config.grid_warmup_steps),
                           m_step / uint64_t(m_config.grid_update_interval), &m_pool);
-}
-
-void NerfTrainer::grid_densities(const float* pos, size_t n, float* out) {
-    if (m_shared) return grid_densities_split(pos, n, out);
-    const NerfField& field = m_model.field();
-    // Ranks evaluate their shares of the cells and swap the results: every rank ends with the
-    // same grid.
-    const bool dist = m_comm && m_comm->distributed();
-    // Blocks of cells: the encoding level by level (tables stay in cache), then the density MLP.
-    const size_t E = size_t(field.grid().n_output_dims());
-    ensure(m_grid_mapped, 3 * kGridBlock);
-    ensure(m_grid_enc, E * kGridBlock);
-    const ShardRange part = dist ? m_comm->my_shard(n) : ShardRange{0, n};
-    for (size_t b0 = part.begin; b0 < part.end; b0 += kGridBlock) {
-        const size_t nb = std::min(kGridBlock, part.end - b0);
-        field.map_positions(pos + 3 * b0, nb, m_grid_mapped.data());
-        m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
-            const int level = m_level_order[i];
-            field.grid().forward_levels(m_model.params().data(), m_grid_mapped.data(), nb, m_grid_enc.data(), nb,
-                                        level, level + 1);
-        });
-        m_pool.parallel_for((nb + kTile - 1) / kTile, [&](size_t tile, int t) {
-            const size_t i0 = tile * kTile, nt = std::min(kTile, nb - i0);
-            field.density_encoded(m_model.packed(), m_grid_enc.data() + i0, nb, nt, m_scratch[t].ws, out + b0 + i0);
-        });
-    }
-    if (dist) m_comm->allgather_shards(out, n);
-}
-
-// Blocks of cells, claimed over all ranks' threads: each claimer encodes its block level by
-// level and runs the density MLP over it into the shared densities, which every rank then
-// copies out. (Split by levels instead, as the step's samples are, it was no faster, with two
-// barriers per block.)
-void NerfTrainer::grid_densities_split(const float* pos, size_t n, float* out) {
-    const NerfField& field = m_model.field();
-    const size_t E = size_t(field.grid().n_output_dims());
-    RD_CHECK(n <= m_shared->sizes().grid_cells);
-    if (m_grid_scratch.empty()) {
-        // Large blocks pay (on 2 ranks, lego-200's grid updates took 18 ms a step with 256 K
-        // cells a claim, 32 ms with 16 K: BENCHMARKS.md, "Ranks on one machine share the
-        // step's work"). The same size on every rank, whole tiles (so the density MLP's tiles
-        // fall alike whatever the threads), 2^19 cells' scratch (72 MB) over all threads.
-        m_grid_scratch_block = std::max(kGridBlock / 4, (size_t(1) << 19) / m_shared->claimants() / kTile * kTile);
-        m_grid_scratch.resize(size_t(m_pool.size()));
-        for (GridScratch& g : m_grid_scratch) {
-            g.mapped.resize(3 * m_grid_scratch_block);
-            g.enc.resize(E * m_grid_scratch_block);
-        }
-    }
-    float* density = m_shared->grid_density();
-    const size_t B = m_grid_scratch_block;
-    m_shared->claim_each(m_pool, (n + B - 1) / B, [&](size_t block, int t) {
-        GridScratch& g = m_grid_scratch[size_t(t)];
-        const size_t b0 = block * B, nb = std::min(B, n - b0);
-        field.map_positions(pos + 3 * b0, nb, g.mapped.data());
-        for (int level : m_level_order)
-            field.grid().forward_levels(m_model.params().data(), g.mapped.data(), nb, g.enc.data(), nb, level, level + 1);
-        for (size_t i0 = 0; i0 < nb; i0 += kTile)
-            field.density_encoded(m_model.packed(), g.enc.data() + i0, nb, std::min(kTile, nb - i0), m_scratch[size_t(t)].ws,
-                                  density + b0 + i0);
-    });
-    m_shared->fence();  // every block's densities written
-    std::copy(density, density + n, out);
-    // The next writer of the densities (the next update) first passes several fences of the
-    // steps between, so no rank still copies them out then.
 }
 
 // Draws the chunk's rays (every ray draws its random numbers, even when the sample budget is
 // spent, so later rays do not shift) and marches them into SoA sample arrays.
-size_t NerfTrainer::march_rays(Chunk& ch, size_t c, size_t ray_begin, size_t ray_end) {
-    Pcg32 rng = stream_for(m_config.seed, m_step, c);
+void NerfTrainer::march_chunk(size_t c, size_t ray_count) {
+    MarchedChunk& ch = m_chunks->marched(c);
+    m_sampler.draw(m_config.seed, m_step, c, ray_count, ch.batch);
     const MarchConfig& march = m_model.config().march;
     const size_t budget = chunk_sample_budget();
     ensure(ch.march, march.max_samples);
     ch.ray_begin.clear();
-    ch.target.clear();
-    ch.background.clear();
     size_t n = 0;
-    for (size_t r = ray_begin; r < ray_end; ++r) {
-        const size_t img = rng.next_below(uint32_t(m_images.images.size()));
-        const StagedImage& im = m_images.images[img];
-        const float px = rng.next_float() * im.width, py = rng.next_float() * im.height;
-        const float bg[3] = {rng.next_float(), rng.next_float(), rng.next_float()};
-        if (n >= budget) continue;  // budget spent: the ray is dropped
-        const uint8_t* p = m_images.pixel(img, std::min(int(px), im.width - 1), std::min(int(py), im.height - 1));
-        const float a = p[3] / 255.0f;
-        for (int k = 0; k < 3; ++k) {
-            ch.target.push_back(p[k] / 255.0f + (1.0f - a) * bg[k]);
-            ch.background.push_back(bg[k]);
-        }
+    for (const Ray& ray : ch.batch.rays) {
+        if (n >= budget) break;  // budget spent: the rest of the rays are dropped
         ch.ray_begin.push_back(uint32_t(n));
-        const Ray ray = camera_ray(im.camera, im.camera_to_world, m_model.config().scene, px, py);
         const size_t m = march_ray(ray, m_model.grid(), march, ch.march.data());
         n = ch.samples.put(ray, ch.march.data(), m, n);
     }
     ch.ray_begin.push_back(uint32_t(n));
-    return n;
+    ch.n = n;
+    ch.rays = ch.ray_begin.size() - 1;
+    m_chunks->publish(c, m_model.field());
 }
 
 // Rays [r0, r1) of the chunk, whose samples form one tile: forward, composite, loss and the
@@ -262,7 +199,7 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
     float *d_sigma = scratch.d_sigma.data(), *d_rgb = scratch.d_rgb.data();
     if (nt > 0)
         field.forward_encoded(m_model.packed(), ch.enc + i0, ch.n, ch.dir + 3 * i0, nt, scratch.ws, sigma, rgb);
-    const float grad_scale = 1.0f / float(std::max<size_t>(m_rays, 1) * 3);
+    const float grad_scale = 1.0f / float(std::max<size_t>(planned_rays(), 1) * 3);
     double squared_error = 0.0;
     for (size_t r = r0; r < r1; ++r) {
         const size_t s0 = ch.ray_begin[r] - i0, m = ch.ray_begin[r + 1] - ch.ray_begin[r];  // s0 within the tile
@@ -290,74 +227,6 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
     for (size_t i = 0; i < nt; ++i)
         for (size_t k = 0; k < E; ++k) ch.d_enc[k * n + i0 + i] = scratch.d_enc[i * E + k];
     return squared_error;
-}
-
-// Marches the chunk's rays and sizes its per-sample buffers; the positions are mapped for the
-// encoding, which runs level by level over all chunks before train_chunk(). When ranks share
-// the step, the chunk goes into the shared buffers for whichever rank trains it.
-void NerfTrainer::prepare_chunk(size_t c, size_t ray_begin, size_t ray_end) {
-    Chunk& ch = m_chunks[c];
-    ch.n = march_rays(ch, c, ray_begin, ray_end);
-    ch.rays = ch.ray_begin.size() - 1;
-    const size_t n = ch.n;
-    if (m_shared) {
-        SharedStepBuffers& sh = *m_shared;
-        RD_CHECK(n <= sh.sizes().samples_per_chunk && ch.rays < sh.sizes().rays_per_chunk);
-        sh.samples(c) = uint32_t(n);
-        sh.rays(c) = uint32_t(ch.rays);
-        std::copy(ch.ray_begin.begin(), ch.ray_begin.end(), sh.ray_begin(c));
-        std::copy(ch.target.begin(), ch.target.end(), sh.target(c));
-        std::copy(ch.background.begin(), ch.background.end(), sh.background(c));
-        std::copy(ch.samples.dir.begin(), ch.samples.dir.begin() + 3 * n, sh.dir(c));
-        std::copy(ch.samples.dt.begin(), ch.samples.dt.begin() + n, sh.dt(c));
-        std::copy(ch.samples.t.begin(), ch.samples.t.begin() + n, sh.t(c));
-        m_model.field().map_positions(ch.samples.pos.data(), n, sh.mapped(c));
-        return;
-    }
-    const size_t E = size_t(m_model.field().grid().n_output_dims());
-    const size_t room = std::max<size_t>(n, 1);  // keeps data() + offset valid when no ray hit anything
-    ensure(ch.mapped, 3 * room);
-    ensure(ch.enc, E * room);
-    ensure(ch.d_enc, E * room);
-    m_model.field().map_positions(ch.samples.pos.data(), n, ch.mapped.data());
-}
-
-NerfTrainer::ChunkView NerfTrainer::view_of(size_t c) {
-    ChunkView v;
-    if (m_shared) {
-        SharedStepBuffers& sh = *m_shared;
-        v.n = sh.samples(c);
-        v.rays = sh.rays(c);
-        v.ray_begin = sh.ray_begin(c);
-        v.target = sh.target(c);
-        v.background = sh.background(c);
-        v.dir = sh.dir(c);
-        v.dt = sh.dt(c);
-        v.t = sh.t(c);
-        v.mapped = sh.mapped(c);
-        v.enc = sh.enc(c);
-        v.d_enc = sh.d_enc(c);
-        v.grad = sh.mlp_grad(c);
-        v.loss = &sh.loss(c);
-        v.trained = &sh.samples(c);  // the hash backward below reads the compacted count
-        return v;
-    }
-    Chunk& ch = m_chunks[c];
-    v.n = ch.n;
-    v.rays = ch.rays;
-    v.ray_begin = ch.ray_begin.data();
-    v.target = ch.target.data();
-    v.background = ch.background.data();
-    v.dir = ch.samples.dir.data();
-    v.dt = ch.samples.dt.data();
-    v.t = ch.samples.t.data();
-    v.mapped = ch.mapped.data();
-    v.enc = ch.enc.data();
-    v.d_enc = ch.d_enc.data();
-    v.grad = ch.grad.data();
-    v.loss = &ch.loss;
-    v.trained = &ch.trained;
-    return v;
 }
 
 // A step's rays are marched through every occupied cell, behind their surface too, and the
@@ -418,53 +287,28 @@ void NerfTrainer::train_chunk(ChunkView ch, int thread) {
     *ch.loss = loss;
 }
 
-// Every rank's chunks are marched into the shared buffers; the ranks' threads claim the rest.
-void NerfTrainer::train_shared_step(float* grads, const std::function<void(double&)>& lap) {
-    SharedStepBuffers& sh = *m_shared;
+
+void NerfTrainer::sum_gradient_item(size_t i, float* grads) {
     const NerfField& field = m_model.field();
-    const size_t L = m_claim_order.size();
-    sh.fence();
-    lap(m_phase.exchange);
-    // The hash forward, a level over every chunk per item.
-    sh.claim_each(m_pool, L, [&](size_t i, int) {
-        const int level = m_claim_order[i];
-        for (size_t c = 0; c < kChunks; ++c)
-            if (const size_t n = sh.samples(c))
-                field.grid().forward_levels(m_model.params().data(), sh.mapped(c), n, sh.enc(c), n, level, level + 1);
-    });
-    lap(m_phase.encoding);
-    sh.fence();
-    lap(m_phase.exchange);
-    // The chunks: MLP forward, compositing, loss, backward.
-    sh.claim_each(m_pool, kChunks, [&](size_t c, int t) { train_chunk(view_of(c), t); });
-    lap(m_phase.chunks);
-    sh.fence();
-    lap(m_phase.exchange);
-    // The gradients, each whole in its claimer's buffer: a hash level summed over the chunks in
-    // chunk order, or a block of the MLP's gradients summed over the chunks in chunk order.
-    const size_t d0 = field.density_offset(), nm = field.n_params() - d0;
-    const size_t mlp_blocks = (nm + kMlpBlock - 1) / kMlpBlock;
-    const uint32_t me = uint32_t(m_comm->rank());
-    sh.claim_each(m_pool, L + mlp_blocks, [&](size_t i, int) {
-        sh.holder(i) = me;
-        if (i < L) {
-            const int level = m_claim_order[i];
-            for (size_t c = 0; c < kChunks; ++c)
-                if (const size_t n = sh.samples(c))
-                    field.grid().backward(sh.mapped(c), n, sh.d_enc(c), n, grads, level, level + 1);
-            return;
+    const size_t L = m_level_items.size();
+    if (i < L) {  // a hash level, over the chunks' samples in chunk order
+        const int level = m_level_items[i];
+        for (size_t c = m_scheduler->chunks_begin(); c < m_scheduler->chunks_end(); ++c) {
+            const ChunkView ch = m_chunks->view(c);
+            if (const size_t n = *ch.trained) field.grid().backward(ch.mapped, n, ch.d_enc, n, grads, level, level + 1);
         }
-        const size_t b = (i - L) * kMlpBlock, e = std::min(nm, b + kMlpBlock);
-        float* out = grads + d0;
-        std::copy(sh.mlp_grad(0) + b, sh.mlp_grad(0) + e, out + b);
-        for (size_t c = 1; c < kChunks; ++c) {
-            const float* g = sh.mlp_grad(c);
-            for (size_t j = b; j < e; ++j) out[j] += g[j];
-        }
-    });
-    lap(m_phase.gradients);
-    sh.fence();  // the holders, for every rank's Adam
-    lap(m_phase.exchange);
+        return;
+    }
+    // A block of the MLPs' gradients, summed over the chunks in chunk order.
+    const size_t nm = mlp_params(), b = (i - L) * kMlpBlock, e = std::min(nm, b + kMlpBlock);
+    float* out = grads + field.density_offset();
+    const size_t c0 = m_scheduler->chunks_begin(), c1 = m_scheduler->chunks_end();
+    const float* first = m_chunks->view(c0).grad;
+    std::copy(first + b, first + e, out + b);
+    for (size_t c = c0 + 1; c < c1; ++c) {
+        const float* g = m_chunks->view(c).grad;
+        for (size_t j = b; j < e; ++j) out[j] += g[j];
+    }
 }
 
 int NerfTrainer::gradient_holder(size_t begin, size_t end) {
@@ -473,75 +317,68 @@ int NerfTrainer::gradient_holder(size_t begin, size_t end) {
         const size_t level = size_t(std::upper_bound(m_level_begin.begin(), m_level_begin.end(), begin) -
                                     m_level_begin.begin()) - 1;
         if (end > m_level_begin[level + 1]) return -1;
-        return checked_rank(m_shared->holder(m_level_item[level]));
+        return m_scheduler->holder(m_level_items.size() - 1 - level);  // items run finest first
     }
     if (begin < d0) return -1;
     const size_t block = (begin - d0) / kMlpBlock;  // within one block of the MLP's?
     if (end > d0 + (block + 1) * kMlpBlock) return -1;
-    return checked_rank(m_shared->holder(m_claim_order.size() + block));
+    return m_scheduler->holder(m_level_items.size() + block);
 }
 
 void NerfTrainer::gather_optimizer_state() { m_exchange->gather_optimizer_state(*m_adam); }
 
 double NerfTrainer::forward_backward(const std::function<void(double&)>& lap) {
+    StepScheduler& sched = *m_scheduler;
     if (m_step % uint64_t(m_config.grid_update_interval) == 0) update_grid();
     lap(m_phase.grid);
     // This rank's chunks share its rays (each rank's ray count adapts to its own samples, so
     // the ranks' work stays balanced when their views differ).
-    const size_t c0 = m_chunk_begin, n_local = m_chunk_end - m_chunk_begin;
-    const size_t my_rays = m_rank_rays[m_comm ? size_t(m_comm->rank()) : 0];
-    m_pool.parallel_for(n_local, [&](size_t i, int) {
-        prepare_chunk(c0 + i, my_rays * i / n_local, my_rays * (i + 1) / n_local);
+    const size_t c0 = sched.marched_begin(), n_mine = sched.marched_end() - c0;
+    const size_t my_rays = m_rank_rays[sched.rank()];
+    m_pool.parallel_for(n_mine, [&](size_t i, int) {
+        march_chunk(c0 + i, my_rays * (i + 1) / n_mine - my_rays * i / n_mine);
     });
     lap(m_phase.chunks);
+    sched.sync();
+    lap(m_phase.exchange);
+    // The hash-grid forward of every sample of the step, a level per work item (as the
+    // backward below): a level's table stays in cache across the step's samples.
     const NerfField& field = m_model.field();
+    sched.run(m_level_items.size(), [&](size_t i, int) {
+        const int level = m_level_items[i];
+        for (size_t c = sched.chunks_begin(); c < sched.chunks_end(); ++c) {
+            const ChunkView ch = m_chunks->view(c);
+            if (ch.n) field.grid().forward_levels(m_model.params().data(), ch.mapped, ch.n, ch.enc, ch.n, level, level + 1);
+        }
+    });
+    lap(m_phase.encoding);
+    sched.sync();
+    lap(m_phase.exchange);
+    // The chunks: compaction, MLP forward, compositing, loss, backward.
+    sched.run(sched.chunks_end() - sched.chunks_begin(),
+              [&](size_t i, int t) { train_chunk(m_chunks->view(sched.chunks_begin() + i), t); });
+    lap(m_phase.chunks);
+    sched.sync();
+    lap(m_phase.exchange);
+    // The gradients, each item whole where it was summed.
     float* grads = m_exchange->gradients();
-    if (m_shared) {
-        train_shared_step(grads, lap);
-    } else {
-        // The hash-grid forward of every sample of the step, one level per task (as the
-        // backward below): a level's table stays in cache across the step's samples.
-        m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
-            const int level = m_level_order[i];
-            for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
-                Chunk& ch = m_chunks[c];
-                if (ch.n)
-                    field.grid().forward_levels(m_model.params().data(), ch.mapped.data(), ch.n, ch.enc.data(), ch.n,
-                                                level, level + 1);
-            }
-        });
-        lap(m_phase.encoding);
-        m_pool.parallel_for(n_local, [&](size_t i, int t) { train_chunk(view_of(c0 + i), t); });
-        lap(m_phase.chunks);
-        // MLP gradients: chunks summed in order.
-        const size_t d0 = field.density_offset(), nm = field.n_params() - d0;
-        m_pool.parallel_ranges(nm, [&](size_t b, size_t e, int) {
-            for (size_t j = b; j < e; ++j) {
-                float acc = 0.0f;
-                for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) acc += m_chunks[c].grad[j];
-                grads[d0 + j] = acc;
-            }
-        });
-        // Hash tables: one level per task, chunks in order.
-        m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
-            const int level = m_level_order[i];
-            for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
-                const Chunk& ch = m_chunks[c];
-                if (ch.trained)
-                    field.grid().backward(ch.mapped.data(), ch.trained, ch.d_enc.data(), ch.trained, grads, level, level + 1);
-            }
-        });
-        lap(m_phase.gradients);
+    sched.run(gradient_items(), [&](size_t i, int) {
+        sched.hold(i);
+        sum_gradient_item(i, grads);
+    });
+    lap(m_phase.gradients);
+    sched.sync();  // the holders, for every rank's Adam
+    lap(m_phase.exchange);
+    // Every rank's (loss, rays, samples, trained) in rank order: one small exchange for the
+    // step's totals. Whoever trained a chunk wrote its loss and trained count.
+    double loss = 0.0, rays = 0, samples = 0, trained = 0;
+    for (size_t c = c0; c < c0 + n_mine; ++c) {
+        const ChunkView ch = m_chunks->view(c);
+        loss += *ch.loss;
+        rays += double(m_chunks->marched(c).rays);
+        samples += double(m_chunks->marched(c).n);
+        trained += double(*ch.trained);
     }
-    double loss = 0.0;
-    double rays = 0, samples = 0, trained = 0;
-    for (size_t c = m_chunk_begin; c < m_chunk_end; ++c) {
-        loss += m_shared ? m_shared->loss(c) : m_chunks[c].loss;  // (whoever trained the chunk)
-        rays += double(m_chunks[c].rays);
-        samples += double(m_chunks[c].n);
-        trained += double(m_shared ? m_shared->samples(c) : m_chunks[c].trained);
-    }
-    // Every rank's (loss, rays, samples, trained), in rank order: one small exchange for the step's totals.
     const double mine[kRankStats] = {loss, rays, samples, trained};
     double* all = m_rank_stats.data();
     std::copy(mine, mine + kRankStats, all);
@@ -573,31 +410,25 @@ double NerfTrainer::step() {
     Timer phase;
     auto lap = [&](double& into) { into += phase.seconds(); phase.reset(); };
     const double loss = forward_backward(lap);
-    const double* all = m_rank_stats.data();
-    // ... and the large one: gradients summed over ranks, then Adam.
-    GradientExchange::Holder holder;
-    if (m_shared) holder = [this](size_t begin, size_t end) { return gradient_holder(begin, end); };
+    // ... and the large exchange: gradients summed over ranks, then Adam.
     m_exchange->update(
         m_model.params().data(), *m_adam, m_pool,
         [&](GradientExchange::Phase p) { lap(p == GradientExchange::Phase::kExchange ? m_phase.exchange : m_phase.optimizer); },
-        holder);
+        [this](size_t begin, size_t end) { return gradient_holder(begin, end); });
     m_model.repack();
     lap(m_phase.optimizer);
     ++m_step;
-
     // Keep each rank's sample count near its part of the target: grow at most 2x a step, and
     // never past one ray per target sample. Marched samples, not trained ones: holding the
     // trained ones to the target (instant-ngp's way) made ~2.2x the rays a step and half the
     // steps, and scored the same or lower (lego-800, 180 s: 30.92 and 30.90 against 30.96 dB).
     const size_t ranks = m_rank_rays.size();
-    m_rays = 0;
     for (size_t r = 0; r < ranks; ++r) {
-        const double rank_rays = all[kRankStats * r + 1], rank_samples = all[kRankStats * r + 2];
+        const double rank_rays = m_rank_stats[kRankStats * r + 1], rank_samples = m_rank_stats[kRankStats * r + 2];
         const double per_ray = std::max(rank_samples, 1.0) / std::max(rank_rays, 1.0);
         const size_t target = part_of(m_config.target_samples, r, ranks);
         const size_t want = size_t(double(target) / std::max(per_ray, 1.0));
         m_rank_rays[r] = std::clamp<size_t>(std::min(want, 2 * m_rank_rays[r]), part_of(kChunks, r, ranks), target);
-        m_rays += m_rank_rays[r];
     }
     return loss / double(std::max<size_t>(m_rays_done, 1) * 3);
 }

@@ -1,22 +1,22 @@
-// NeRF training on the CPU: rays from random pixels of all staged images -> marcher -> field
-// -> compositing -> loss -> backward -> Adam, with occupancy-grid updates every 16 steps.
+// NeRF training on the CPU, one step at a time: rays from random pixels of the staged images
+// (RaySampler) -> marcher -> hash encoding -> field -> compositing -> loss -> backward ->
+// gradients -> Adam, with occupancy-grid updates every 16 steps.
 //
 // Work is split into a fixed number of ray chunks (independent of the thread count). A chunk
-// marches its rays, then walks them in groups whose samples fit one tile: forward through the
-// field, composite each ray, loss, compositing backward and field backward, all while the
-// tile's activations are still in cache. MLP gradients are summed over chunks in order; the
-// hash tables are updated one level per task over all chunks' samples in order, so results
-// depend only on the seed (not on the thread count). Buffers grow during the first steps and
-// are reused afterwards: the step does not allocate once warm.
+// marches its rays; the hash-grid forward then runs level by level over every chunk's samples
+// (a level's table stays in cache); each chunk then drops the samples behind where its rays
+// turn opaque and walks its rays in groups whose samples fit one tile: forward through the
+// MLPs, composite each ray, loss, compositing backward and MLP backward, all while the tile's
+// activations are still in cache. MLP gradients are summed over chunks in chunk order, and the
+// hash tables' gradients one level per work item over all chunks' samples in chunk order, so
+// results depend only on the seed (not on the thread count). Buffers grow during the first
+// steps and are reused afterwards: the step does not allocate once warm.
 //
-// Data parallel over ranks (MPI): the chunks are global; rank r runs its contiguous share of
-// them on the images it staged, and the per-rank gradient buffers are summed in rank order
-// once per step. With one rank this is exactly the single-process trainer. Ranks that share
-// one machine go further (SharedStepBuffers): each marches its own chunks into shared memory,
-// and then all ranks' threads claim the step's work as it comes: hash levels over every rank's
-// samples (no table walked twice a step), chunks, MLP gradient blocks, and blocks of the
-// occupancy updates' cells; so a rank on a slower core takes less instead of holding the
-// others back.
+// Data parallel over ranks (MPI): the chunks are global and each rank marches its share of
+// them on the images it staged; where each phase's work items run (this rank's threads, or
+// claimed over every rank's threads when the ranks of one machine share the step) is the
+// StepScheduler's business, and summing the gradients over ranks the GradientExchange's. With
+// one rank this is exactly the single-process trainer.
 #pragma once
 
 #include <functional>
@@ -27,13 +27,15 @@
 #include "core/error.h"
 #include "core/timer.h"
 #include "core/thread_pool.h"
-#include "parallel/communicator.h"
-#include "parallel/gradient_exchange.h"
 #include "io/staging.h"
 #include "nerf/model.h"
-#include "parallel/shared_step_buffers.h"
 #include "nn/adam.h"
 #include "nn/loss.h"
+#include "parallel/communicator.h"
+#include "parallel/gradient_exchange.h"
+#include "parallel/step_scheduler.h"
+#include "train/ray_sampler.h"
+#include "train/step_chunks.h"
 
 namespace radiant {
 
@@ -113,7 +115,7 @@ public:
     // (NerfTrainConfig::shared_memory_gradients asked for it and every rank is on this machine).
     bool gradients_in_shared_memory() const { return m_exchange->kind() == ExchangeKind::kSharedMemory; }
     // Whether ranks share the step once marched (NerfTrainConfig::share_step_across_ranks).
-    bool step_shared_across_ranks() const { return m_shared != nullptr; }
+    bool step_shared_across_ranks() const { return m_scheduler->shared() != nullptr; }
 
     // Seconds this process spent in each phase of its steps (for benchmarks' breakdowns).
     struct PhaseSeconds {
@@ -131,7 +133,7 @@ public:
 
     // Optimiser and schedule state, for snapshots and --resume.
     Adam& optimizer() { return *m_adam; }
-    size_t next_ray_count() const { return m_rays; }
+    size_t next_ray_count() const { return planned_rays(); }
     // `rank_rays`: each rank's part of next_rays as saved; used when it fits this rank count.
     void restore_progress(uint64_t step, size_t next_rays, const std::vector<size_t>& rank_rays = {});
     const std::vector<size_t>& rank_ray_counts() const { return m_rank_rays; }
@@ -141,54 +143,29 @@ public:
     static constexpr size_t kGridBlock = size_t(1) << 16;  // occupancy cells encoded per pass
 
 private:
-    struct Chunk {
-        std::vector<RaySample> march;       // marcher output, reused
-        std::vector<uint32_t> ray_begin;    // per ray: first sample (+1 entry at the end)
-        std::vector<float> target, background;  // per ray, 3 each
-        SampleArrays samples;  // marched samples (positions, directions, step lengths)
-        AlignedVector<float> enc;     // feature-major [L*F][n], the hash-grid forward
-        AlignedVector<float> d_enc;   // feature-major [L*F][n], for the hash backward
-        AlignedVector<float> mapped;  // positions as the encoding sees them, [n][3]
-        AlignedVector<float> grad;    // MLP gradients (density + colour)
-        size_t n = 0;          // samples marched
-        uint32_t trained = 0;  // of them in front of where their ray turned opaque (compact_chunk)
-        double loss = 0;
-        size_t rays = 0;
-    };
-    // What training a marched chunk reads and writes: a Chunk's buffers, or the chunk's part of
-    // SharedStepBuffers when the ranks share the step.
-    // Per-sample arrays hold n samples; enc and d_enc are feature-major with row stride n.
-    struct ChunkView {
-        size_t n = 0, rays = 0;
-        uint32_t* ray_begin = nullptr;
-        const float *target = nullptr, *background = nullptr;
-        float *dir = nullptr, *dt = nullptr, *t = nullptr, *mapped = nullptr;
-        float *enc = nullptr, *d_enc = nullptr, *grad = nullptr;
-        double* loss = nullptr;
-        uint32_t* trained = nullptr;  // receives n after compaction: the hash backward's count and stride
-    };
-    ChunkView view_of(size_t c);
-    void prepare_chunk(size_t c, size_t ray_begin, size_t ray_end);
-    void train_chunk(ChunkView ch, int thread);
+    // The work items whose sums leave a part of the gradients whole: the hash levels (finest,
+    // dearest, first), then blocks of the MLPs' gradients.
+    static constexpr size_t kMlpBlock = 4096;
+    size_t gradient_items() const { return m_level_items.size() + (mlp_params() + kMlpBlock - 1) / kMlpBlock; }
+    size_t mlp_params() const { return m_model.field().n_params() - m_model.field().density_offset(); }
+    // The rank whose gradient buffer alone holds parameters [begin, end) this step, or -1.
+    int gradient_holder(size_t begin, size_t end);
+
+    // A step up to its gradients (in m_exchange->gradients()) and totals (m_rank_stats, the
+    // counts of the last step); returns the summed squared error over all ranks. `lap(phase)`
+    // adds the time since the last lap to that phase.
+    double forward_backward(const std::function<void(double&)>& lap);
+    // Draws chunk c's rays and marches them (until its sample budget is spent).
+    void march_chunk(size_t c, size_t ray_count);
     // Drops, in place, each ray's samples behind where it turns opaque (they get no gradient).
     void compact_chunk(ChunkView& ch, int thread);
-    size_t march_rays(Chunk& ch, size_t c, size_t ray_begin, size_t ray_end);
+    void train_chunk(ChunkView ch, int thread);
     double train_group(const ChunkView& ch, size_t r0, size_t r1, int thread);
-    // The rest of a step once this rank's chunks are marched, when ranks share the step
-    // (SharedStepBuffers): every part claimed over all ranks' threads. `lap(phase)` adds the
-    // time since the last lap to that phase.
-    // A step up to its gradients (in m_exchange->gradients()) and totals (m_rank_stats, the
-    // counts of the last step); returns this rank's summed squared error.
-    double forward_backward(const std::function<void(double&)>& lap);
-    void train_shared_step(float* grads, const std::function<void(double&)>& lap);
+    // Work item i of the gradient sums (gradient_items()).
+    void sum_gradient_item(size_t i, float* grads);
     void update_grid();
-    // Most samples one chunk can hold (march_rays stops adding rays past its budget).
+    // Most samples one chunk can hold (march_chunk stops adding rays past its budget).
     size_t chunk_sample_budget() const;
-    // Occupancy-grid densities at n positions (the same on every rank), all of them into
-    // `out` on every rank: by samples (each rank evaluates its shard), or by blocks of cells
-    // claimed over the ranks when they share the step.
-    void grid_densities(const float* pos, size_t n, float* out);
-    void grid_densities_split(const float* pos, size_t n, float* out);
     // Kills the grid cells no training camera of any rank sees (grid_visibility.h).
     void mark_unseen_cells_dead();
 
@@ -197,41 +174,27 @@ private:
     NerfTrainConfig m_config;
     ThreadPool& m_pool;
     Communicator* m_comm;
-    size_t m_chunk_begin = 0, m_chunk_end = kChunks;  // this rank's chunks
+    RaySampler m_sampler;
     // Sums gradients over ranks and runs Adam; it may hold the model's parameters (one copy
     // shared by the ranks of a machine).
     std::unique_ptr<GradientExchange> m_exchange;
     std::unique_ptr<Adam> m_adam;
-    std::vector<Chunk> m_chunks;
+    std::unique_ptr<StepScheduler> m_scheduler;
+    std::unique_ptr<StepChunks> m_chunks;
     struct ThreadScratch {
         NerfField::Workspace ws;
         AlignedVector<float> d_enc;  // one tile, row-major
         AlignedVector<float> sigma, rgb, d_sigma, d_rgb;  // one tile
         AlignedVector<float> chunk_sigma;  // every marched sample of a chunk (compact_chunk)
         std::vector<uint32_t> marched_begin;  // the chunk's ray_begin before compaction
+        AlignedVector<float> cell_mapped, cell_enc;  // one block of occupancy cells
     };
     std::vector<ThreadScratch> m_scratch;
-    std::vector<int> m_level_order;
-    std::unique_ptr<SharedStepBuffers> m_shared;  // ranks share the step, else null
-    std::vector<int> m_claim_order;  // levels as ranks claim them: finest (dearest) first
-    std::vector<size_t> m_level_item;   // level -> its index in m_claim_order
+    std::vector<int> m_level_items;     // gradient item -> hash level, finest first
     std::vector<size_t> m_level_begin;  // level -> first parameter (+1 entry: the grid's end)
-    static constexpr size_t kMlpBlock = 4096;  // MLP gradients summed over chunks per work item
-    // With a shared step: the rank whose gradient buffer alone holds [begin, end), or -1.
-    int gradient_holder(size_t begin, size_t end);
-    int checked_rank(uint32_t rank) const {
-        RD_CHECK(rank < uint32_t(m_comm->size()));
-        return int(rank);
-    }
-    AlignedVector<float> m_grid_mapped, m_grid_enc;  // one block of occupancy-update cells
-    struct GridScratch {
-        AlignedVector<float> mapped, enc;  // one claimed block of cells
-    };
-    std::vector<GridScratch> m_grid_scratch;  // per thread, when ranks share the step
-    size_t m_grid_scratch_block = 0;          // cells per claimed block
     uint64_t m_step = 0;
-    size_t m_rays = 0;  // planned rays this step, all ranks
-    std::vector<size_t> m_rank_rays;  // each rank's part of m_rays
+    std::vector<size_t> m_rank_rays;  // each rank's planned rays this step
+    size_t planned_rays() const;      // over all ranks
     static constexpr size_t kRankStats = 4;
     std::vector<double> m_rank_stats; // each rank's (loss, rays, samples, trained samples) of the last step
     size_t m_rays_done = 0, m_samples = 0, m_samples_trained = 0;

@@ -1,0 +1,92 @@
+#include "train/step_chunks.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace radiant {
+
+namespace {
+// Grows a buffer to at least n elements (with headroom) and never shrinks it, so steady-state
+// steps reuse memory instead of allocating.
+template <class V>
+void ensure(V& v, size_t n) {
+    if (v.size() < n) v.resize(n + n / 4);
+}
+}  // namespace
+
+StepChunks::StepChunks(size_t chunks, SharedStepBuffers* shared, size_t enc_dims, size_t mlp_params)
+    : m_marched(chunks), m_shared(shared), m_enc_dims(enc_dims) {
+    if (!m_shared) {
+        m_local.resize(chunks);
+        for (Local& l : m_local) l.grad.assign(mlp_params, 0.0f);
+    }
+}
+
+void StepChunks::publish(size_t c, const NerfField& field) {
+    const MarchedChunk& ch = m_marched[c];
+    const size_t n = ch.n;
+    if (m_shared) {
+        SharedStepBuffers& sh = *m_shared;
+        RD_CHECK(n <= sh.sizes().samples_per_chunk && ch.rays < sh.sizes().rays_per_chunk);
+        sh.samples(c) = uint32_t(n);
+        sh.rays(c) = uint32_t(ch.rays);
+        std::copy(ch.ray_begin.begin(), ch.ray_begin.end(), sh.ray_begin(c));
+        std::copy_n(ch.batch.target.begin(), 3 * ch.rays, sh.target(c));
+        std::copy_n(ch.batch.background.begin(), 3 * ch.rays, sh.background(c));
+        std::copy_n(ch.samples.dir.begin(), 3 * n, sh.dir(c));
+        std::copy_n(ch.samples.dt.begin(), n, sh.dt(c));
+        std::copy_n(ch.samples.t.begin(), n, sh.t(c));
+        field.map_positions(ch.samples.pos.data(), n, sh.mapped(c));
+        return;
+    }
+    Local& l = m_local[c];
+    const size_t room = std::max<size_t>(n, 1);  // keeps data() + offset valid when no ray hit anything
+    ensure(l.mapped, 3 * room);
+    ensure(l.enc, m_enc_dims * room);
+    ensure(l.d_enc, m_enc_dims * room);
+    field.map_positions(ch.samples.pos.data(), n, l.mapped.data());
+}
+
+ChunkView StepChunks::view(size_t c) {
+    ChunkView v;
+    if (m_shared) {
+        SharedStepBuffers& sh = *m_shared;
+        v.n = sh.samples(c);
+        v.rays = sh.rays(c);
+        v.ray_begin = sh.ray_begin(c);
+        v.target = sh.target(c);
+        v.background = sh.background(c);
+        v.dir = sh.dir(c);
+        v.dt = sh.dt(c);
+        v.t = sh.t(c);
+        v.mapped = sh.mapped(c);
+        v.enc = sh.enc(c);
+        v.d_enc = sh.d_enc(c);
+        v.grad = sh.mlp_grad(c);
+        v.loss = &sh.loss(c);
+        // The trainer overwrites the shared sample count with the compacted one, which the
+        // hash backward then reads as its count and stride (no field of its own in the window).
+        v.trained = &sh.samples(c);
+        return v;
+    }
+    MarchedChunk& ch = m_marched[c];
+    Local& l = m_local[c];
+    v.n = ch.n;
+    v.rays = ch.rays;
+    v.ray_begin = ch.ray_begin.data();
+    v.target = ch.batch.target.data();
+    v.background = ch.batch.background.data();
+    v.dir = ch.samples.dir.data();
+    v.dt = ch.samples.dt.data();
+    v.t = ch.samples.t.data();
+    v.mapped = l.mapped.data();
+    v.enc = l.enc.data();
+    v.d_enc = l.d_enc.data();
+    v.grad = l.grad.data();
+    v.loss = &l.loss;
+    v.trained = &l.trained;
+    return v;
+}
+
+}  // namespace radiant

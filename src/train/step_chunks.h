@@ -1,0 +1,70 @@
+// A training step's chunks: the rays a chunk drew, their marched samples, the hash encoding
+// and its gradient, the chunk's MLP gradient and loss. Each rank marches its chunks into its own
+// buffers; the rest of the step reads and writes a chunk through a ChunkView, which points into
+// those buffers, or into the step's shared-memory buffers (SharedStepBuffers) when the ranks of
+// one machine share the step, wherever the rank that trains the chunk runs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/aligned.h"
+#include "nerf/field.h"
+#include "parallel/shared_step_buffers.h"
+#include "scene/marcher.h"
+#include "train/ray_sampler.h"
+
+namespace radiant {
+
+// What training a marched chunk reads and writes. Per-sample arrays hold n samples; enc and
+// d_enc are feature-major with row stride n.
+struct ChunkView {
+    size_t n = 0, rays = 0;
+    uint32_t* ray_begin = nullptr;  // per ray: first sample (+1 entry at the end)
+    const float *target = nullptr, *background = nullptr;  // per ray, 3 each
+    float *dir = nullptr, *dt = nullptr, *t = nullptr, *mapped = nullptr;
+    float *enc = nullptr, *d_enc = nullptr, *grad = nullptr;
+    double* loss = nullptr;
+    uint32_t* trained = nullptr;  // receives n after compaction: the hash backward's count and stride
+};
+
+// A chunk as this rank marched it.
+struct MarchedChunk {
+    RayBatch batch;                  // the rays drawn; the first `rays` were marched
+    std::vector<RaySample> march;    // marcher output for one ray, reused
+    std::vector<uint32_t> ray_begin;  // per marched ray: first sample (+1 entry at the end)
+    SampleArrays samples;            // marched samples (positions, directions, step lengths, distances)
+    size_t n = 0;                    // samples marched
+    size_t rays = 0;                 // rays marched (the sample budget may stop before the batch's end)
+};
+
+class StepChunks {
+public:
+    // `shared`: the step's shared buffers (null: every chunk lives in this rank's memory).
+    StepChunks(size_t chunks, SharedStepBuffers* shared, size_t enc_dims, size_t mlp_params);
+
+    MarchedChunk& marched(size_t c) { return m_marched[c]; }
+    const MarchedChunk& marched(size_t c) const { return m_marched[c]; }
+    // Makes marched chunk c ready to train: its samples mapped for the encoding (by `field`)
+    // and its buffers sized, in this rank's memory or in the shared buffers.
+    void publish(size_t c, const NerfField& field);
+    // Chunk c as the rest of the step sees it (after every rank published its chunks).
+    ChunkView view(size_t c);
+
+private:
+    struct Local {
+        AlignedVector<float> mapped;  // positions as the encoding sees them, [n][3]
+        AlignedVector<float> enc;     // feature-major [L*F][n], the hash-grid forward
+        AlignedVector<float> d_enc;   // feature-major [L*F][n], for the hash backward
+        AlignedVector<float> grad;    // MLP gradients (density + colour)
+        uint32_t trained = 0;
+        double loss = 0;
+    };
+    std::vector<MarchedChunk> m_marched;
+    std::vector<Local> m_local;  // empty when the step is shared
+    SharedStepBuffers* m_shared;
+    size_t m_enc_dims;
+};
+
+}  // namespace radiant
