@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "parallel/communicator.h"
 
 namespace radiant {
 
@@ -14,6 +15,22 @@ void ensure(V& v, size_t n) {
     if (v.size() < n) v.resize(n + n / 4);
 }
 }  // namespace
+
+std::unique_ptr<SharedStepBuffers> share_step(Communicator& comm, const ThreadPool& pool, const StepShape& shape) {
+    // A chunk holds at most a rank's rays (never above ceil(most / ranks), the most any
+    // part_of() gives) over its fewest chunks, rounded up, plus the end entry of ray_begin.
+    const size_t ranks = size_t(comm.size());
+    const size_t rank_rays = (shape.most_rays + ranks - 1) / ranks, rank_chunks = shape.chunks / ranks;
+    SharedStepSizes sizes;
+    sizes.chunks = shape.chunks;
+    sizes.samples_per_chunk = shape.samples_per_chunk;
+    sizes.rays_per_chunk = (rank_rays + rank_chunks - 1) / rank_chunks + 1;
+    sizes.enc_dims = shape.enc_dims;
+    sizes.mlp_params = shape.mlp_params;
+    sizes.grid_cells = shape.grid_cells;
+    sizes.gradient_items = shape.gradient_items;
+    return SharedStepBuffers::allocate(comm, pool, sizes);
+}
 
 StepChunks::StepChunks(size_t chunks, SharedStepBuffers* shared, size_t enc_dims, size_t mlp_params)
     : m_marched(chunks), m_shared(shared), m_enc_dims(enc_dims) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/aligned.h"
@@ -38,6 +39,17 @@ struct MarchedChunk {
     size_t n = 0;                    // samples marched
     size_t rays = 0;                 // rays marched (the sample budget may stop before the batch's end)
 };
+
+// What the step's chunks hold at most, for buffers that cannot grow (shared memory).
+struct StepShape {
+    size_t chunks = 0;
+    size_t samples_per_chunk = 0;  // the sample budget plus one ray's samples
+    size_t most_rays = 0;          // the most rays a step can draw over all ranks
+    size_t enc_dims = 0, mlp_params = 0, grid_cells = 0, gradient_items = 0;
+};
+// The step's chunks in memory that every rank of this machine maps, sized for `shape`; null
+// where no shared window can be had (one rank, ranks on several machines, no MPI). Collective.
+std::unique_ptr<SharedStepBuffers> share_step(Communicator& comm, const ThreadPool& pool, const StepShape& shape);
 
 class StepChunks {
 public:

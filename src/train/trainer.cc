@@ -20,8 +20,6 @@ void ensure(V& v, size_t n) {
     if (v.size() < n) v.resize(n + n / 4);
 }
 
-// Rank r's part of a total split over `ranks` (the parts sum to the total).
-size_t part_of(size_t total, size_t r, size_t ranks) { return total * (r + 1) / ranks - total * r / ranks; }
 }  // namespace
 
 float typical_pixel_footprint(const ImageSet& images, const SceneTransform& scene, Communicator* comm) {
@@ -41,11 +39,10 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
       m_config(config),
       m_pool(pool),
       m_comm(comm),
-      m_sampler(images, model.config().scene) {
+      m_sampler(images, model.config().scene),
+      m_budget(comm ? size_t(comm->size()) : 1, config.initial_rays, config.target_samples, kChunks) {
     RD_CHECK(!images.images.empty());
-    const size_t ranks = m_comm ? size_t(m_comm->size()) : 1;
-    for (size_t r = 0; r < ranks; ++r) m_rank_rays.push_back(part_of(config.initial_rays, r, ranks));
-    m_rank_stats.assign(kRankStats * ranks, 0.0);
+    m_rank_stats.assign(kRankStats * m_budget.per_rank().size(), 0.0);
     const NerfField& field = m_model.field();
     m_exchange = std::make_unique<GradientExchange>(
         m_comm, field.n_params(),
@@ -68,22 +65,11 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
              m_level_begin.back() <= d0);
     const size_t E = size_t(field.grid().n_output_dims());
     std::unique_ptr<SharedStepBuffers> shared;
-    if (config.share_step_across_ranks && gradients_in_shared_memory()) {
-        // A chunk holds at most its sample budget plus one ray's samples, and at most a rank's
-        // rays (never above ceil(max / ranks), the most any part_of() gives) over its fewest
-        // chunks, rounded up, plus the end entry of ray_begin.
-        const size_t most_rays = std::max({config.target_samples, config.initial_rays, kChunks});
-        const size_t rank_rays = (most_rays + ranks - 1) / ranks, rank_chunks = kChunks / ranks;
-        SharedStepSizes sizes;
-        sizes.chunks = kChunks;
-        sizes.samples_per_chunk = chunk_sample_budget() + m_model.config().march.max_samples;
-        sizes.rays_per_chunk = (rank_rays + rank_chunks - 1) / rank_chunks + 1;
-        sizes.enc_dims = E;
-        sizes.mlp_params = mlp_params();
-        sizes.grid_cells = m_model.grid().n_cells();
-        sizes.gradient_items = gradient_items();
-        shared = SharedStepBuffers::allocate(*m_comm, m_pool, sizes);
-    }
+    if (config.share_step_across_ranks && gradients_in_shared_memory())
+        shared = share_step(*m_comm, m_pool,
+                            {kChunks, chunk_sample_budget() + m_model.config().march.max_samples,
+                             std::max({config.target_samples, config.initial_rays, kChunks}), E, mlp_params(),
+                             m_model.grid().n_cells(), gradient_items()});
     m_chunks = std::make_unique<StepChunks>(kChunks, shared.get(), E, mlp_params());
     m_scheduler = std::make_unique<StepScheduler>(m_pool, m_comm, kChunks, std::move(shared), kGridBlock, kTile);
     const size_t max_tile = std::max(kTile, m_model.config().march.max_samples);
@@ -96,12 +82,6 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
 
 size_t NerfTrainer::chunk_sample_budget() const {
     return std::max<size_t>(4 * m_config.target_samples / kChunks, m_model.config().march.max_samples);
-}
-
-size_t NerfTrainer::planned_rays() const {
-    size_t sum = 0;
-    for (size_t r : m_rank_rays) sum += r;
-    return sum;
 }
 
 void NerfTrainer::mark_unseen_cells_dead() {
@@ -132,13 +112,7 @@ NerfTrainer::~NerfTrainer() {
 
 void NerfTrainer::restore_progress(uint64_t step, size_t next_rays, const std::vector<size_t>& rank_rays) {
     m_step = step;
-    const size_t total = std::clamp<size_t>(next_rays, kChunks, m_config.target_samples);
-    const size_t ranks = m_rank_rays.size();
-    const bool per_rank = rank_rays.size() == ranks && ranks > 1;
-    for (size_t r = 0; r < ranks; ++r)
-        m_rank_rays[r] = per_rank ? std::clamp<size_t>(rank_rays[r], part_of(kChunks, r, ranks),
-                                                       part_of(m_config.target_samples, r, ranks))
-                                  : part_of(total, r, ranks);
+    m_budget.restore(next_rays, rank_rays);
 }
 
 // Occupancy-grid densities at the grid's chosen cells, the same on every rank: blocks of cells,
@@ -199,7 +173,7 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
     float *d_sigma = scratch.d_sigma.data(), *d_rgb = scratch.d_rgb.data();
     if (nt > 0)
         field.forward_encoded(m_model.packed(), ch.enc + i0, ch.n, ch.dir + 3 * i0, nt, scratch.ws, sigma, rgb);
-    const float grad_scale = 1.0f / float(std::max<size_t>(planned_rays(), 1) * 3);
+    const float grad_scale = 1.0f / float(std::max<size_t>(m_budget.total(), 1) * 3);
     double squared_error = 0.0;
     for (size_t r = r0; r < r1; ++r) {
         const size_t s0 = ch.ray_begin[r] - i0, m = ch.ray_begin[r + 1] - ch.ray_begin[r];  // s0 within the tile
@@ -334,7 +308,7 @@ double NerfTrainer::forward_backward(const std::function<void(double&)>& lap) {
     // This rank's chunks share its rays (each rank's ray count adapts to its own samples, so
     // the ranks' work stays balanced when their views differ).
     const size_t c0 = sched.marched_begin(), n_mine = sched.marched_end() - c0;
-    const size_t my_rays = m_rank_rays[sched.rank()];
+    const size_t my_rays = m_budget.rays(sched.rank());
     m_pool.parallel_for(n_mine, [&](size_t i, int) {
         march_chunk(c0 + i, my_rays * (i + 1) / n_mine - my_rays * i / n_mine);
     });
@@ -422,14 +396,8 @@ double NerfTrainer::step() {
     // never past one ray per target sample. Marched samples, not trained ones: holding the
     // trained ones to the target (instant-ngp's way) made ~2.2x the rays a step and half the
     // steps, and scored the same or lower (lego-800, 180 s: 30.92 and 30.90 against 30.96 dB).
-    const size_t ranks = m_rank_rays.size();
-    for (size_t r = 0; r < ranks; ++r) {
-        const double rank_rays = m_rank_stats[kRankStats * r + 1], rank_samples = m_rank_stats[kRankStats * r + 2];
-        const double per_ray = std::max(rank_samples, 1.0) / std::max(rank_rays, 1.0);
-        const size_t target = part_of(m_config.target_samples, r, ranks);
-        const size_t want = size_t(double(target) / std::max(per_ray, 1.0));
-        m_rank_rays[r] = std::clamp<size_t>(std::min(want, 2 * m_rank_rays[r]), part_of(kChunks, r, ranks), target);
-    }
+    for (size_t r = 0; r < m_budget.per_rank().size(); ++r)
+        m_budget.adapt(r, m_rank_stats[kRankStats * r + 1], m_rank_stats[kRankStats * r + 2]);
     return loss / double(std::max<size_t>(m_rays_done, 1) * 3);
 }
 

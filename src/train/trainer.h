@@ -34,6 +34,7 @@
 #include "parallel/communicator.h"
 #include "parallel/gradient_exchange.h"
 #include "parallel/step_scheduler.h"
+#include "train/ray_budget.h"
 #include "train/ray_sampler.h"
 #include "train/step_chunks.h"
 
@@ -133,10 +134,10 @@ public:
 
     // Optimiser and schedule state, for snapshots and --resume.
     Adam& optimizer() { return *m_adam; }
-    size_t next_ray_count() const { return planned_rays(); }
+    size_t next_ray_count() const { return m_budget.total(); }
     // `rank_rays`: each rank's part of next_rays as saved; used when it fits this rank count.
     void restore_progress(uint64_t step, size_t next_rays, const std::vector<size_t>& rank_rays = {});
-    const std::vector<size_t>& rank_ray_counts() const { return m_rank_rays; }
+    const std::vector<size_t>& rank_ray_counts() const { return m_budget.per_rank(); }
 
     static constexpr size_t kChunks = 64;
     static constexpr size_t kTile = 256;
@@ -175,6 +176,7 @@ private:
     ThreadPool& m_pool;
     Communicator* m_comm;
     RaySampler m_sampler;
+    RayBudget m_budget;
     // Sums gradients over ranks and runs Adam; it may hold the model's parameters (one copy
     // shared by the ranks of a machine).
     std::unique_ptr<GradientExchange> m_exchange;
@@ -193,8 +195,6 @@ private:
     std::vector<int> m_level_items;     // gradient item -> hash level, finest first
     std::vector<size_t> m_level_begin;  // level -> first parameter (+1 entry: the grid's end)
     uint64_t m_step = 0;
-    std::vector<size_t> m_rank_rays;  // each rank's planned rays this step
-    size_t planned_rays() const;      // over all ranks
     static constexpr size_t kRankStats = 4;
     std::vector<double> m_rank_stats; // each rank's (loss, rays, samples, trained samples) of the last step
     size_t m_rays_done = 0, m_samples = 0, m_samples_trained = 0;
