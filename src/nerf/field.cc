@@ -86,11 +86,6 @@ NerfField::Workspace NerfField::make_workspace(size_t max_tile) const {
     return ws;
 }
 
-void NerfField::map_positions(const float* positions, size_t n, float* out) const {
-    const float inv = 1.0f / m_config.aabb_scale;
-    for (size_t i = 0; i < 3 * n; ++i) out[i] = (positions[i] - 0.5f) * inv + 0.5f;
-}
-
 void NerfField::density(const float* params, const float* packed, const float* positions,
                         size_t n, Workspace& ws, float* sigma, float* geometry) const {
     map_positions(positions, n, ws.enc_pos.data());
@@ -135,18 +130,29 @@ void NerfField::forward(const float* params, const float* packed, const float* p
                         float* rgb) const {
     map_positions(positions, n, ws.enc_pos.data());
     m_grid.forward(params, ws.enc_pos.data(), n, ws.enc.data(), m_grid.n_output_dims());
-    forward_mlps(packed, directions, n, ws, sigma, rgb);
+    forward_density(packed, n, ws, sigma);
+    const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
+    sh_encode(directions, n, ws.color_in.data() + G, cin);
+    forward_color(packed, n, ws, rgb);
 }
 
-void NerfField::forward_encoded(const float* packed, const float* enc, size_t enc_stride,
-                                const float* directions, size_t n, Workspace& ws, float* sigma,
+void NerfField::forward_encoded(const float* packed, const float* enc, size_t enc_stride, const float* view,
+                                const uint32_t* sample_ray, size_t n, Workspace& ws, float* sigma,
                                 float* rgb) const {
     gather_encoding(enc, enc_stride, n, ws);
-    forward_mlps(packed, directions, n, ws, sigma, rgb);
+    forward_density(packed, n, ws, sigma);
+    const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
+    for (size_t i = 0; i < n; ++i)
+        std::memcpy(&ws.color_in[i * cin + G], &view[size_t(sample_ray[i]) * kShCoefficients],
+                    sizeof(float) * kShCoefficients);
+    forward_color(packed, n, ws, rgb);
 }
 
-void NerfField::forward_mlps(const float* packed, const float* directions, size_t n, Workspace& ws,
-                             float* sigma, float* rgb) const {
+void NerfField::encode_directions(const float* directions, size_t n, float* out) const {
+    sh_encode(directions, n, out, kShCoefficients);
+}
+
+void NerfField::forward_density(const float* packed, size_t n, Workspace& ws, float* sigma) const {
     const int enc_dims = m_grid.n_output_dims();
     const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
     const float* h = m_density.forward(packed, ws.enc.data(), enc_dims, n, ws.density);
@@ -155,7 +161,10 @@ void NerfField::forward_mlps(const float* packed, const float* directions, size_
         sigma[i] = std::exp(std::min(h[i * hs], kMaxLogDensity));
         std::memcpy(&ws.color_in[i * cin], &h[i * hs], sizeof(float) * G);
     }
-    sh_encode(directions, n, ws.color_in.data() + G, cin);
+}
+
+void NerfField::forward_color(const float* packed, size_t n, Workspace& ws, float* rgb) const {
+    const size_t cin = m_config.geometry_features + kShCoefficients;
     const float* c = m_color.forward(packed + m_density.packed_size(), ws.color_in.data(), cin, n, ws.color);
     const size_t cs = m_color.output_stride();
     for (size_t i = 0; i < n; ++i)

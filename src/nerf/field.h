@@ -8,11 +8,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/aligned.h"
 #include "core/rng.h"
 #include "nn/hash_grid.h"
 #include "nn/mlp.h"
+#include "nn/sh_encoding.h"
+#include "scene/sample_batch.h"
 
 namespace radiant {
 
@@ -65,10 +68,14 @@ public:
     void forward(const float* params, const float* packed, const float* positions,
                  const float* directions, size_t n, Workspace& ws, float* sigma, float* rgb) const;
     // forward() from an encoding computed beforehand (HashGrid::forward_levels over a longer
-    // run of samples): enc is feature-major, enc[k * enc_stride + i] for the tile's i < n.
-    // backward() then follows as after forward().
-    void forward_encoded(const float* packed, const float* enc, size_t enc_stride, const float* directions,
-                         size_t n, Workspace& ws, float* sigma, float* rgb) const;
+    // run of samples): enc is feature-major, enc[k * enc_stride + i] for the tile's i < n; and
+    // from view directions encoded beforehand, once per ray (encode_directions): sample i's is
+    // row sample_ray[i] of view [rays][view_dims()]. backward() then follows as after forward().
+    void forward_encoded(const float* packed, const float* enc, size_t enc_stride, const float* view,
+                         const uint32_t* sample_ray, size_t n, Workspace& ws, float* sigma, float* rgb) const;
+    // The colour MLP's view-direction inputs of n unit directions [n][3]: out [n][view_dims()].
+    void encode_directions(const float* directions, size_t n, float* out) const;
+    static constexpr size_t view_dims() { return kShCoefficients; }
     // Density only (occupancy-grid updates). With `geometry` ([n][geometry_features], may be
     // null) also the density MLP's outputs, so that color() can finish the samples that matter.
     void density(const float* params, const float* packed, const float* positions, size_t n,
@@ -90,16 +97,18 @@ public:
                   float* d_enc) const;
 
     // Positions as the encoding sees them ([0, 1]^3 over the scene box).
-    void map_positions(const float* positions, size_t n, float* out) const;
+    EncodingFrame encoding_frame() const { return {m_config.aabb_scale}; }
+    void map_positions(const float* positions, size_t n, float* out) const { encoding_frame().map(positions, n, out); }
 
 private:
     // Row-major ws.enc from a feature-major encoding.
     void gather_encoding(const float* enc, size_t enc_stride, size_t n, Workspace& ws) const;
     // The density MLP of density(), from the encoding in ws.enc.
     void density_mlp(const float* packed, size_t n, Workspace& ws, float* sigma, float* geometry) const;
-    // The MLPs of forward(), from the encoding in ws.enc.
-    void forward_mlps(const float* packed, const float* directions, size_t n, Workspace& ws, float* sigma,
-                      float* rgb) const;
+    // The density MLP of forward(), from the encoding in ws.enc, into sigma and the colour
+    // MLP's input; then the colour MLP once the view encodings are in place.
+    void forward_density(const float* packed, size_t n, Workspace& ws, float* sigma) const;
+    void forward_color(const float* packed, size_t n, Workspace& ws, float* rgb) const;
 
     FieldConfig m_config;
     HashGrid m_grid;

@@ -26,8 +26,8 @@ struct BlockBuffers {
     std::vector<MarchCursor> cursors;
     std::vector<float> T, rgb_acc, depth_acc;
     std::vector<uint32_t> active, seg_begin;
-    SampleArrays samples;                // one round's samples, all active rays back to back
-    AlignedVector<float> mapped, enc;    // the round's positions for the encoding, and its output
+    SampleBatch samples;                 // one round's samples, all active rays back to back
+    AlignedVector<float> enc;            // the round's encoding
     AlignedVector<float> sigma, geometry;
     std::vector<uint32_t> lit, lit_ray;  // samples that get a colour, and their pixels
     std::vector<float> lit_weight;
@@ -52,6 +52,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
     }
     const NerfField& field = model.field();
     const MarchConfig& march = model.config().march;
+    const EncodingFrame frame = field.encoding_frame();
     const size_t G = size_t(field.config().geometry_features), E = size_t(field.grid().n_output_dims());
     std::vector<BlockBuffers> buffers(size_t(pool.size()));
     for (auto& b : buffers) {
@@ -86,20 +87,21 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
         }
         while (!b.active.empty()) {
             b.seg_begin.assign(1, 0);
-            size_t g = 0;
+            b.samples.clear();
             for (uint32_t x : b.active) {
                 const size_t m = march_ray_segment(b.rays[x], model.grid(), march, b.cursors[x], kSegment, b.march.data());
-                g = b.samples.put(b.rays[x], b.march.data(), m, g);
-                b.seg_begin.push_back(uint32_t(g));
+                b.samples.append(x, b.march.data(), m, frame);
+                b.seg_begin.push_back(uint32_t(b.samples.size()));
             }
+            const size_t g = b.samples.size();
+            const SampleSpan s = b.samples.span();
             if (b.sigma.size() < g) {
                 const size_t cap = g + g / 2;
-                b.sigma.resize(cap), b.geometry.resize(G * cap), b.mapped.resize(3 * cap), b.enc.resize(E * cap);
+                b.sigma.resize(cap), b.geometry.resize(G * cap), b.enc.resize(E * cap);
             }
             // The round's encoding level by level (each table stays in cache for the whole
             // round), then the density MLP tile by tile.
-            field.map_positions(b.samples.pos.data(), g, b.mapped.data());
-            field.grid().forward_levels(model.params().data(), b.mapped.data(), g, b.enc.data(), g, 0,
+            field.grid().forward_levels(model.params().data(), s.pos, g, b.enc.data(), g, 0,
                                         field.grid().config().n_levels);
             for (size_t i0 = 0; i0 < g; i0 += kTile)
                 field.density_encoded(model.packed(), &b.enc[i0], g, std::min(kTile, g - i0), b.ws, &b.sigma[i0],
@@ -112,17 +114,12 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
             for (size_t a = 0; a < b.active.size(); ++a) {
                 const uint32_t x = b.active[a];
                 Transmittance T{b.T[x]};
-                const Ray& ray = b.rays[x];
                 for (size_t i = b.seg_begin[a]; i < b.seg_begin[a + 1] && T.visible(kRenderOpaqueTransmittance); ++i) {
-                    const float w = T.absorb(b.sigma[i], b.samples.dt[i]);
+                    const float w = T.absorb(b.sigma[i], s.dt[i]);
                     b.lit.push_back(uint32_t(i));
                     b.lit_ray.push_back(x);
                     b.lit_weight.push_back(w);
-                    if (extras) {
-                        const float* p = &b.samples.pos[3 * i];
-                        b.depth_acc[x] += w * ((p[0] - ray.origin.x) * ray.direction.x + (p[1] - ray.origin.y) * ray.direction.y +
-                                               (p[2] - ray.origin.z) * ray.direction.z);
-                    }
+                    if (extras) b.depth_acc[x] += w * s.t[i];
                 }
                 b.T[x] = T.value;
                 if (T.visible(kRenderOpaqueTransmittance) && !b.cursors[x].done) b.active[kept++] = x;
@@ -134,7 +131,8 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                 for (size_t j = 0; j < nt; ++j) {
                     const size_t i = b.lit[j0 + j];
                     std::copy_n(&b.geometry[G * i], G, &b.tile_geometry[G * j]);
-                    std::copy_n(&b.samples.dir[3 * i], 3, &b.tile_dir[3 * j]);
+                    const Vec3& d = b.rays[s.ray[i]].direction;
+                    b.tile_dir[3 * j] = d.x, b.tile_dir[3 * j + 1] = d.y, b.tile_dir[3 * j + 2] = d.z;
                 }
                 field.color(model.packed(), b.tile_geometry.data(), b.tile_dir.data(), nt, b.ws, b.tile_rgb.data());
                 for (size_t j = 0; j < nt; ++j) {

@@ -17,7 +17,8 @@ std::unique_ptr<SharedStepBuffers> SharedStepBuffers::allocate(Communicator& com
     const size_t losses = round16(2 * sizes.chunks);
     const size_t header = 16 + counts + holders + losses;
     const size_t S = sizes.samples_per_chunk, R = sizes.rays_per_chunk;
-    const size_t chunk_stride = round16((8 + 2 * sizes.enc_dims) * S + 6 * R + sizes.mlp_params + R + 1);
+    const size_t chunk_stride =
+        round16((6 + 2 * sizes.enc_dims) * S + (6 + sizes.view_dims) * R + sizes.mlp_params + R + 1);
     const size_t grid = round16(sizes.grid_cells);
     // Not zeroed: every buffer is written before it is read, and untouched pages of the window
     // cost no memory (the chunk capacity is a worst case several times the usual samples).

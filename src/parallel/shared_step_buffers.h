@@ -1,6 +1,6 @@
 // A training step's chunks in one MPI shared window, for ranks that all run on this machine:
-// each chunk's marched samples (mapped positions, directions, step lengths, distances), its
-// rays' targets and backgrounds, the hash-grid encoding and its gradient, the chunk's MLP
+// each chunk's marched samples (mapped positions, step lengths, distances, rays), its rays'
+// targets, backgrounds and encoded view directions, the hash-grid encoding and its gradient, the chunk's MLP
 // gradient and loss, and a block of occupancy-grid cells. Every rank still marches its own
 // chunks (only it staged their images), but the rest of the step is shared out like threads
 // share it, by claiming work items from a counter in the window:
@@ -32,6 +32,7 @@ struct SharedStepSizes {
     size_t samples_per_chunk = 0;  // most samples a chunk can hold
     size_t rays_per_chunk = 0;     // most rays a chunk can hold
     size_t enc_dims = 0;           // encoding values per sample
+    size_t view_dims = 0;          // encoded view-direction values per ray
     size_t mlp_params = 0;         // a chunk's MLP gradient
     size_t grid_cells = 0;         // most cells one occupancy update evaluates
     size_t gradient_items = 0;     // work items that each leave a part of the gradients whole
@@ -49,19 +50,20 @@ public:
     // Threads that claim work, over all ranks.
     size_t claimants() const { return size_t(m_claimants); }
 
-    // Chunk c. Per sample: positions as the encoding sees them [n][3], directions [n][3], step
-    // lengths [n], distances from the camera [n], and the encoding and its gradient
+    // Chunk c. Per sample: positions as the encoding sees them [n][3], step lengths [n],
+    // distances from the camera [n], the sample's ray [n], and the encoding and its gradient
     // feature-major with the chunk's sample count as the stride. Per ray: first sample (rays +
-    // 1 entries), target and background colours.
+    // 1 entries), target and background colours, encoded view direction.
     float* mapped(size_t c) { return chunk(c); }
-    float* dir(size_t c) { return mapped(c) + 3 * m_sizes.samples_per_chunk; }
-    float* dt(size_t c) { return dir(c) + 3 * m_sizes.samples_per_chunk; }
+    float* dt(size_t c) { return mapped(c) + 3 * m_sizes.samples_per_chunk; }
     float* t(size_t c) { return dt(c) + m_sizes.samples_per_chunk; }
-    float* enc(size_t c) { return t(c) + m_sizes.samples_per_chunk; }
+    uint32_t* sample_ray(size_t c) { return reinterpret_cast<uint32_t*>(t(c) + m_sizes.samples_per_chunk); }
+    float* enc(size_t c) { return t(c) + 2 * m_sizes.samples_per_chunk; }
     float* d_enc(size_t c) { return enc(c) + m_sizes.enc_dims * m_sizes.samples_per_chunk; }
     float* target(size_t c) { return d_enc(c) + m_sizes.enc_dims * m_sizes.samples_per_chunk; }
     float* background(size_t c) { return target(c) + 3 * m_sizes.rays_per_chunk; }
-    float* mlp_grad(size_t c) { return background(c) + 3 * m_sizes.rays_per_chunk; }
+    float* view(size_t c) { return background(c) + 3 * m_sizes.rays_per_chunk; }
+    float* mlp_grad(size_t c) { return view(c) + m_sizes.view_dims * m_sizes.rays_per_chunk; }
     uint32_t* ray_begin(size_t c) { return reinterpret_cast<uint32_t*>(mlp_grad(c) + m_sizes.mlp_params); }
     uint32_t& samples(size_t c) { return m_counts[2 * c]; }  // set by the rank that marched it
     uint32_t& rays(size_t c) { return m_counts[2 * c + 1]; }

@@ -100,21 +100,4 @@ size_t march_ray(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& c
     return march_ray_segment(ray, grid, cfg, cursor, cfg.max_samples, out);
 }
 
-size_t SampleArrays::put(const Ray& ray, const RaySample* samples, size_t m, size_t at) {
-    const size_t end = at + m;
-    if (dt.size() < end) {  // grow with headroom, never shrink
-        const size_t cap = end + end / 2;
-        pos.resize(3 * cap), dir.resize(3 * cap), dt.resize(cap), t.resize(cap);
-    }
-    for (size_t s = 0; s < m; ++s) {
-        float* p = &pos[3 * (at + s)];
-        float* d = &dir[3 * (at + s)];
-        p[0] = samples[s].position.x, p[1] = samples[s].position.y, p[2] = samples[s].position.z;
-        d[0] = ray.direction.x, d[1] = ray.direction.y, d[2] = ray.direction.z;
-        dt[at + s] = samples[s].dt;
-        t[at + s] = samples[s].t;
-    }
-    return end;
-}
-
 }  // namespace radiant

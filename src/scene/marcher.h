@@ -28,15 +28,6 @@ struct RaySample {
     float dt = 0;   // step length represented by this sample
 };
 
-// Marched samples as the field reads them: structure-of-arrays positions, directions, step
-// lengths and distances from the ray's origin. The arrays grow as needed and never shrink, so
-// reusing one per chunk or per block of pixels stops allocating once warm.
-struct SampleArrays {
-    AlignedVector<float> pos, dir, dt, t;  // [n][3], [n][3], [n], [n]
-    // Stores the m samples of `ray` at index `at`; returns at + m.
-    size_t put(const Ray& ray, const RaySample* samples, size_t m, size_t at);
-};
-
 // Writes up to cfg.max_samples samples in increasing t; returns how many.
 size_t march_ray(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg,
                  RaySample* out);

@@ -26,43 +26,45 @@ std::unique_ptr<SharedStepBuffers> share_step(Communicator& comm, const ThreadPo
     sizes.samples_per_chunk = shape.samples_per_chunk;
     sizes.rays_per_chunk = (rank_rays + rank_chunks - 1) / rank_chunks + 1;
     sizes.enc_dims = shape.enc_dims;
+    sizes.view_dims = shape.view_dims;
     sizes.mlp_params = shape.mlp_params;
     sizes.grid_cells = shape.grid_cells;
     sizes.gradient_items = shape.gradient_items;
     return SharedStepBuffers::allocate(comm, pool, sizes);
 }
 
-StepChunks::StepChunks(size_t chunks, SharedStepBuffers* shared, size_t enc_dims, size_t mlp_params)
-    : m_marched(chunks), m_shared(shared), m_enc_dims(enc_dims) {
+StepChunks::StepChunks(size_t chunks, SharedStepBuffers* shared, size_t enc_dims, size_t view_dims,
+                       size_t mlp_params)
+    : m_marched(chunks), m_shared(shared), m_enc_dims(enc_dims), m_view_dims(view_dims) {
     if (!m_shared) {
         m_local.resize(chunks);
         for (Local& l : m_local) l.grad.assign(mlp_params, 0.0f);
     }
 }
 
-void StepChunks::publish(size_t c, const NerfField& field) {
-    const MarchedChunk& ch = m_marched[c];
-    const size_t n = ch.n;
+void StepChunks::publish(size_t c) {
+    MarchedChunk& ch = m_marched[c];
+    const size_t n = ch.n();
     if (m_shared) {
         SharedStepBuffers& sh = *m_shared;
         RD_CHECK(n <= sh.sizes().samples_per_chunk && ch.rays < sh.sizes().rays_per_chunk);
+        const SampleSpan s = ch.samples.span();
         sh.samples(c) = uint32_t(n);
         sh.rays(c) = uint32_t(ch.rays);
         std::copy(ch.ray_begin.begin(), ch.ray_begin.end(), sh.ray_begin(c));
         std::copy_n(ch.batch.target.begin(), 3 * ch.rays, sh.target(c));
         std::copy_n(ch.batch.background.begin(), 3 * ch.rays, sh.background(c));
-        std::copy_n(ch.samples.dir.begin(), 3 * n, sh.dir(c));
-        std::copy_n(ch.samples.dt.begin(), n, sh.dt(c));
-        std::copy_n(ch.samples.t.begin(), n, sh.t(c));
-        field.map_positions(ch.samples.pos.data(), n, sh.mapped(c));
+        std::copy_n(ch.view.begin(), m_view_dims * ch.rays, sh.view(c));
+        std::copy_n(s.pos, 3 * n, sh.mapped(c));
+        std::copy_n(s.dt, n, sh.dt(c));
+        std::copy_n(s.t, n, sh.t(c));
+        std::copy_n(s.ray, n, sh.sample_ray(c));
         return;
     }
     Local& l = m_local[c];
     const size_t room = std::max<size_t>(n, 1);  // keeps data() + offset valid when no ray hit anything
-    ensure(l.mapped, 3 * room);
     ensure(l.enc, m_enc_dims * room);
     ensure(l.d_enc, m_enc_dims * room);
-    field.map_positions(ch.samples.pos.data(), n, l.mapped.data());
 }
 
 ChunkView StepChunks::view(size_t c) {
@@ -71,13 +73,11 @@ ChunkView StepChunks::view(size_t c) {
         SharedStepBuffers& sh = *m_shared;
         v.n = sh.samples(c);
         v.rays = sh.rays(c);
+        v.samples = {sh.mapped(c), sh.dt(c), sh.t(c), sh.sample_ray(c), v.n};
         v.ray_begin = sh.ray_begin(c);
         v.target = sh.target(c);
         v.background = sh.background(c);
-        v.dir = sh.dir(c);
-        v.dt = sh.dt(c);
-        v.t = sh.t(c);
-        v.mapped = sh.mapped(c);
+        v.view = sh.view(c);
         v.enc = sh.enc(c);
         v.d_enc = sh.d_enc(c);
         v.grad = sh.mlp_grad(c);
@@ -89,15 +89,13 @@ ChunkView StepChunks::view(size_t c) {
     }
     MarchedChunk& ch = m_marched[c];
     Local& l = m_local[c];
-    v.n = ch.n;
+    v.n = ch.n();
     v.rays = ch.rays;
+    v.samples = ch.samples.span();
     v.ray_begin = ch.ray_begin.data();
     v.target = ch.batch.target.data();
     v.background = ch.batch.background.data();
-    v.dir = ch.samples.dir.data();
-    v.dt = ch.samples.dt.data();
-    v.t = ch.samples.t.data();
-    v.mapped = l.mapped.data();
+    v.view = ch.view.data();
     v.enc = l.enc.data();
     v.d_enc = l.d_enc.data();
     v.grad = l.grad.data();

@@ -68,15 +68,16 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
     if (config.share_step_across_ranks && gradients_in_shared_memory())
         shared = share_step(*m_comm, m_pool,
                             {kChunks, chunk_sample_budget() + m_model.config().march.max_samples,
-                             std::max({config.target_samples, config.initial_rays, kChunks}), E, mlp_params(),
+                             std::max({config.target_samples, config.initial_rays, kChunks}), E,
+                             NerfField::view_dims(), mlp_params(),
                              m_model.grid().n_cells(), gradient_items()});
-    m_chunks = std::make_unique<StepChunks>(kChunks, shared.get(), E, mlp_params());
+    m_chunks = std::make_unique<StepChunks>(kChunks, shared.get(), E, NerfField::view_dims(), mlp_params());
     m_scheduler = std::make_unique<StepScheduler>(m_pool, m_comm, kChunks, std::move(shared), kGridBlock, kTile);
     const size_t max_tile = std::max(kTile, m_model.config().march.max_samples);
     for (int t = 0; t < pool.size(); ++t)
         m_scratch.push_back({field.make_workspace(max_tile), AlignedVector<float>(max_tile * E),
                              AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile),
-                             AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile), {}, {}, {}, {}});
+                             AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile), {}, {}, {}, {}, {}});
     mark_unseen_cells_dead();
 }
 
@@ -144,21 +145,30 @@ void NerfTrainer::update_grid() {
 void NerfTrainer::march_chunk(size_t c, size_t ray_count) {
     MarchedChunk& ch = m_chunks->marched(c);
     m_sampler.draw(m_config.seed, m_step, c, ray_count, ch.batch);
+    const NerfField& field = m_model.field();
+    const EncodingFrame frame = field.encoding_frame();
     const MarchConfig& march = m_model.config().march;
     const size_t budget = chunk_sample_budget();
     ensure(ch.march, march.max_samples);
     ch.ray_begin.clear();
-    size_t n = 0;
+    ch.samples.clear();
     for (const Ray& ray : ch.batch.rays) {
-        if (n >= budget) break;  // budget spent: the rest of the rays are dropped
-        ch.ray_begin.push_back(uint32_t(n));
+        if (ch.samples.size() >= budget) break;  // budget spent: the rest of the rays are dropped
+        ch.ray_begin.push_back(uint32_t(ch.samples.size()));
         const size_t m = march_ray(ray, m_model.grid(), march, ch.march.data());
-        n = ch.samples.put(ray, ch.march.data(), m, n);
+        ch.samples.append(uint32_t(ch.ray_begin.size() - 1), ch.march.data(), m, frame);
     }
-    ch.ray_begin.push_back(uint32_t(n));
-    ch.n = n;
+    ch.ray_begin.push_back(uint32_t(ch.samples.size()));
     ch.rays = ch.ray_begin.size() - 1;
-    m_chunks->publish(c, m_model.field());
+    // View directions are encoded once per ray, not per sample.
+    ensure(ch.directions, 3 * ch.rays);
+    ensure(ch.view, NerfField::view_dims() * ch.rays);
+    for (size_t r = 0; r < ch.rays; ++r) {
+        const Vec3& d = ch.batch.rays[r].direction;
+        ch.directions[3 * r] = d.x, ch.directions[3 * r + 1] = d.y, ch.directions[3 * r + 2] = d.z;
+    }
+    field.encode_directions(ch.directions.data(), ch.rays, ch.view.data());
+    m_chunks->publish(c);
 }
 
 // Rays [r0, r1) of the chunk, whose samples form one tile: forward, composite, loss and the
@@ -172,13 +182,14 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
     float *sigma = scratch.sigma.data(), *rgb = scratch.rgb.data();
     float *d_sigma = scratch.d_sigma.data(), *d_rgb = scratch.d_rgb.data();
     if (nt > 0)
-        field.forward_encoded(m_model.packed(), ch.enc + i0, ch.n, ch.dir + 3 * i0, nt, scratch.ws, sigma, rgb);
+        field.forward_encoded(m_model.packed(), ch.enc + i0, ch.n, ch.view, ch.samples.ray + i0, nt, scratch.ws, sigma,
+                              rgb);
     const float grad_scale = 1.0f / float(std::max<size_t>(m_budget.total(), 1) * 3);
     double squared_error = 0.0;
     for (size_t r = r0; r < r1; ++r) {
         const size_t s0 = ch.ray_begin[r] - i0, m = ch.ray_begin[r + 1] - ch.ray_begin[r];  // s0 within the tile
         const float* bg = ch.background + 3 * r;
-        const float* dt = ch.dt + i0 + s0;
+        const float* dt = ch.samples.dt + i0 + s0;
         const CompositeResult cr = composite_forward(sigma + s0, rgb + 3 * s0, dt, m, bg);
         float d_color[3];
         const float* target = ch.target + 3 * r;
@@ -194,7 +205,7 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
     }
     if (nt == 0) return squared_error;
     // Less gradient to the crowded space just in front of the cameras (fewer floaters).
-    scale_near_camera_gradients(ch.t + i0, nt, m_config.near_gradient_distance, d_sigma, d_rgb);
+    scale_near_camera_gradients(ch.samples.t + i0, nt, m_config.near_gradient_distance, d_sigma, d_rgb);
     field.backward(params, m_model.packed(), d_sigma, d_rgb, nt, scratch.ws, ch.grad, scratch.d_enc.data());
     // The hash backward streams each feature over all samples: store d_enc feature-major.
     const size_t E = size_t(field.grid().n_output_dims()), n = ch.n;
@@ -221,21 +232,12 @@ void NerfTrainer::compact_chunk(ChunkView& ch, int thread) {
         field.density_encoded(m_model.packed(), ch.enc + i0, n, std::min(kTile, n - i0), scratch.ws, sigma + i0);
     std::vector<uint32_t>& from = scratch.marched_begin;
     from.assign(ch.ray_begin, ch.ray_begin + ch.rays + 1);
-    uint32_t kept = 0;
-    for (size_t r = 0; r < ch.rays; ++r) {
-        const uint32_t s0 = from[r];
-        const uint32_t used = uint32_t(samples_in_front(sigma + s0, ch.dt + s0, from[r + 1] - s0));
-        ch.ray_begin[r] = kept;
-        if (kept != s0) {  // kept <= s0: moving forward never overwrites what is still to move
-            std::memmove(ch.dir + 3 * kept, ch.dir + 3 * s0, sizeof(float) * 3 * used);
-            std::memmove(ch.mapped + 3 * kept, ch.mapped + 3 * s0, sizeof(float) * 3 * used);
-            std::memmove(ch.dt + kept, ch.dt + s0, sizeof(float) * used);
-            std::memmove(ch.t + kept, ch.t + s0, sizeof(float) * used);
-        }
-        kept += used;
-    }
-    ch.ray_begin[ch.rays] = kept;
-    // Row k moves from k * n to k * kept: rows in order, each's rays in order, so every move
+    std::vector<uint32_t>& keep = scratch.keep;
+    keep.resize(ch.rays);
+    for (size_t r = 0; r < ch.rays; ++r)
+        keep[r] = uint32_t(samples_in_front(sigma + from[r], ch.samples.dt + from[r], from[r + 1] - from[r]));
+    const size_t kept = compact_samples(ch.samples, ch.ray_begin, ch.rays, keep.data());
+    // The encoding's row k moves from k * n to k * kept: rows in order, each's rays in order, so every move
     // reads from at or after where it writes, before anything overwrites it.
     if (kept != n)
         for (size_t k = 0; k < E; ++k)
@@ -269,7 +271,7 @@ void NerfTrainer::sum_gradient_item(size_t i, float* grads) {
         const int level = m_level_items[i];
         for (size_t c = m_scheduler->chunks_begin(); c < m_scheduler->chunks_end(); ++c) {
             const ChunkView ch = m_chunks->view(c);
-            if (const size_t n = *ch.trained) field.grid().backward(ch.mapped, n, ch.d_enc, n, grads, level, level + 1);
+            if (const size_t n = *ch.trained) field.grid().backward(ch.samples.pos, n, ch.d_enc, n, grads, level, level + 1);
         }
         return;
     }
@@ -322,7 +324,9 @@ double NerfTrainer::forward_backward(const std::function<void(double&)>& lap) {
         const int level = m_level_items[i];
         for (size_t c = sched.chunks_begin(); c < sched.chunks_end(); ++c) {
             const ChunkView ch = m_chunks->view(c);
-            if (ch.n) field.grid().forward_levels(m_model.params().data(), ch.mapped, ch.n, ch.enc, ch.n, level, level + 1);
+            if (ch.n)
+                field.grid().forward_levels(m_model.params().data(), ch.samples.pos, ch.n, ch.enc, ch.n, level,
+                                            level + 1);
         }
     });
     lap(m_phase.encoding);
@@ -350,7 +354,7 @@ double NerfTrainer::forward_backward(const std::function<void(double&)>& lap) {
         const ChunkView ch = m_chunks->view(c);
         loss += *ch.loss;
         rays += double(m_chunks->marched(c).rays);
-        samples += double(m_chunks->marched(c).n);
+        samples += double(m_chunks->marched(c).n());
         trained += double(*ch.trained);
     }
     const double mine[kRankStats] = {loss, rays, samples, trained};

@@ -189,6 +189,7 @@ private:
         AlignedVector<float> sigma, rgb, d_sigma, d_rgb;  // one tile
         AlignedVector<float> chunk_sigma;  // every marched sample of a chunk (compact_chunk)
         std::vector<uint32_t> marched_begin;  // the chunk's ray_begin before compaction
+        std::vector<uint32_t> keep;           // each ray's samples in front of opacity
         AlignedVector<float> cell_mapped, cell_enc;  // one block of occupancy cells
     };
     std::vector<ThreadScratch> m_scratch;
