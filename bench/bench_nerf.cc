@@ -16,6 +16,7 @@
 #include "core/timer.h"
 #include "io/staging.h"
 #include "io/transforms.h"
+#include "train/model_setup.h"
 #include "train/training_session.h"
 
 using namespace radiant;

@@ -6,6 +6,7 @@
 #include "gradcheck.h"
 #include "scene/camera.h"
 #include "nerf/model.h"
+#include "train/model_setup.h"
 #include "train/trainer.h"
 #include "scene/composite.h"
 

@@ -13,6 +13,7 @@
 #include "app/cli_util.h"
 #include "app/commands.h"
 #include "app/jobs.h"
+#include "app/train_reporter.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/report.h"
@@ -25,6 +26,7 @@
 #include "nerf/metrics.h"
 #include "nerf/model_io.h"
 #include "nerf/render_view.h"
+#include "train/model_setup.h"
 #include "train/trainer.h"
 #include "train/training_session.h"
 #include "view/training_viewer.h"
@@ -46,17 +48,10 @@ std::string default_snapshot_path(const std::string& transforms_path) {
 
 namespace {
 
-// `comm` says which rank this is; with one rank it is the whole job.
-TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
-    const bool root = comm.is_root();
-    if (o.steps == 0 && o.seconds <= 0) throw Error("--steps", "give --steps N or --seconds S (or both)");
-    if (o.view && comm.distributed())
-        throw Error("--view", fmt::format("the training viewer runs with one rank, not {}; view the snapshot "
-                                          "afterwards with radiant view",
-                                          comm.size()));
-    const std::string transforms_path = resolve_transforms_path(o.scene);
+// Checks the outputs (rank 0 alone writes them) and returns the snapshot path.
+std::string prepare_outputs(const TrainOptions& o, const std::string& transforms_path, const Communicator& comm) {
     const std::string snapshot_path = o.snapshot.empty() ? default_snapshot_path(transforms_path) : o.snapshot;
-    if (root) {  // rank 0 alone writes outputs
+    if (comm.is_root()) {
         check_output_path(snapshot_path, "--snapshot");
         check_output_path(o.report, "--report");
         // A run killed mid-write (SIGKILL, power) leaves its temporary file; the snapshot itself is
@@ -70,32 +65,39 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
     std::error_code ec;
     if (o.resume && !fs::exists(snapshot_path, ec))
         throw Error(snapshot_path, "--resume: there is no snapshot to resume from");
-    // A bad snapshot fails before minutes of image decoding.
-    std::optional<LoadedModel> resumed;
-    if (o.resume) resumed.emplace(load_model_snapshot(snapshot_path));
+    return snapshot_path;
+}
 
-    // Ranks sharing a machine share its cores.
-    const int threads = o.threads > 0 || !comm.distributed()
-                            ? o.threads
-                            : std::max(1, int(std::thread::hardware_concurrency()) / comm.local_size());
-    ThreadPool pool(threads);
-    Dataset dataset = load_transforms(transforms_path);
-    if (o.holdout_every) select_holdout(dataset, o.holdout_every, false);
-    const size_t all_views = dataset.frames.size();
-    keep_rank_share(dataset, comm.rank(), comm.size());
-    ImageSet images = stage_images(dataset, {o.downscale}, pool);
-    Dataset val_dataset;
-    ImageSet val_images;
-    std::string val_name = o.val;
+// This rank's training views and the whole validation set, staged.
+struct TrainingData {
+    Dataset dataset;
+    ImageSet images, val_images;
+    size_t all_views = 0;
+    std::string val_name;
+};
+
+TrainingData load_training_data(const TrainOptions& o, const std::string& transforms_path, const Communicator& comm,
+                                ThreadPool& pool) {
+    TrainingData d;
+    d.dataset = load_transforms(transforms_path);
+    if (o.holdout_every) select_holdout(d.dataset, o.holdout_every, false);
+    d.all_views = d.dataset.frames.size();
+    keep_rank_share(d.dataset, comm.rank(), comm.size());
+    d.images = stage_images(d.dataset, {o.downscale}, pool);
+    Dataset val;
+    d.val_name = o.val;
     if (!o.val.empty()) {
-        val_dataset = load_transforms(o.val);
+        val = load_transforms(o.val);
     } else if (o.holdout_every) {  // the held-out views are the natural validation set
-        val_dataset = load_transforms(transforms_path);
-        select_holdout(val_dataset, o.holdout_every, true);
-        val_name = fmt::format("the views held out of {}", transforms_path);
+        val = load_transforms(transforms_path);
+        select_holdout(val, o.holdout_every, true);
+        d.val_name = fmt::format("the views held out of {}", transforms_path);
     }
-    if (!val_dataset.frames.empty()) val_images = stage_images(val_dataset, {o.downscale}, pool);
+    if (!val.frames.empty()) d.val_images = stage_images(val, {o.downscale}, pool);
+    return d;
+}
 
+NerfTrainConfig train_config(const TrainOptions& o) {
     NerfTrainConfig config;
     config.seed = o.seed;
     config.target_samples = o.target_samples;
@@ -106,33 +108,10 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
     config.gradient_wire = o.mpi_wire == "bf16" ? WireFormat::kBf16 : WireFormat::kFp32;
     config.shared_memory_gradients = o.mpi_exchange == "auto";
     config.share_step_across_ranks = o.mpi_split == "work";
-    std::unique_ptr<NerfModel> model;
-    if (resumed) {
-        model = std::move(resumed->model);
-        const auto& info = resumed->file.header()["info"];
-        if (info.contains("seed") && info["seed"].is_number_unsigned()) config.seed = info["seed"].get<uint64_t>();
-        if (root && info.contains("scene") && info["scene"] != transforms_path)
-            std::fprintf(stderr, "train: warning: %s was trained on %s, resuming on %s\n", snapshot_path.c_str(),
-                         info["scene"].dump().c_str(), transforms_path.c_str());
-    } else {
-        NerfModelConfig mc = NerfModelConfig::for_dataset(dataset, o.log2_table);
-        int levels = 16, features = 2;
-        std::sscanf(o.encoding.c_str(), "%dx%d", &levels, &features);  // validated by the option
-        mc.field.set_encoding(levels, features);
-        // Steps no finer than the views resolve (NerfModelConfig::match_pixel_footprint).
-        mc.match_pixel_footprint(typical_pixel_footprint(images, mc.scene, &comm));
-        // auto: bf16 wherever the CPU has AMX or AVX512-BF16. On Zen 4 (AVX512-BF16) a fox
-        // step is ~8% and a lego-200 step ~3% faster, at the same PSNR after the same steps
-        // (BENCHMARKS.md, round 9; round 1 had found no gain, when the MLPs were a smaller
-        // share of a step).
-        // Ranks agree: bf16 only where every rank's CPU runs it, so a cluster of mixed CPUs
-        // trains (and snapshots) one precision.
-        bool bf16 = o.precision != "fp32" && amx::available();
-        if (comm.distributed()) bf16 = !comm.any(!bf16);
-        mc.field.precision = bf16 ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
-        model = std::make_unique<NerfModel>(mc);
-        model->init_params(config.seed);
-    }
+    return config;
+}
+
+TrainingPlan training_plan(const TrainOptions& o, const std::string& snapshot_path) {
     TrainingPlan plan;
     plan.steps = o.steps;
     plan.seconds = o.seconds;
@@ -142,50 +121,31 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
     plan.val_at_seconds = o.val_at_seconds;
     plan.checkpoint_every = o.checkpoint_every;
     plan.snapshot_path = snapshot_path;
-    const nlohmann::json info = {{"scene", transforms_path}, {"downscale", o.downscale}, {"seed", config.seed},
-                                 {"holdout_every", o.holdout_every}};
-    TrainingSession session(images, val_images, std::move(model), config, plan, info, pool, &comm);
-    if (resumed) session.resume_from(resumed->file);
-    resumed.reset();  // frees the file's bytes
+    return plan;
+}
 
-    const FieldConfig& fc = session.model().config().field;
-    const std::string ranks_note =
-        comm.distributed() ? fmt::format(" on each of {} MPI ranks (Adam {}, gradients {}{})", comm.size(), o.mpi_optimizer,
-                                         session.trainer().gradients_in_shared_memory() ? "summed in shared memory"
-                                                                                        : "sent as " + o.mpi_wire,
-                                         session.trainer().step_shared_across_ranks() ? ", work split" : "")
-                           : "";
-    if (root) {
-        std::fprintf(stderr,
-                     "train: %s: %zu views %dx%d (staged in %.2f s), %d threads%s, MLP %s\n"
-                     "  hash grid %d x %d, table 2^%d (%zu params), target %zu samples/step%s\n",
-                     transforms_path.c_str(), all_views, images.images[0].width,
-                     images.images[0].height, images.staging_seconds, pool.size(), ranks_note.c_str(),
-                     fc.precision == MlpPrecision::kBf16 ? fmt::format("bf16 ({})", amx::backend_name()).c_str() : "fp32", fc.grid.n_levels,
-                     fc.grid.n_features_per_level, fc.grid.log2_hashmap_size, session.model().params().size(),
-                     config.target_samples,
-                     o.resume ? fmt::format(", resuming at step {} ({:.1f} s trained)", session.steps(), session.seconds()).c_str()
-                              : "");
+// The model to train: the resumed snapshot's (whose seed then rules), or a new one.
+std::unique_ptr<NerfModel> training_model(const TrainOptions& o, std::optional<LoadedModel>& resumed,
+                                          const TrainingData& data, const TrainRunInfo& run, NerfTrainConfig& config,
+                                          Communicator& comm) {
+    if (!resumed) {
+        ModelChoices choices;
+        choices.log2_table = o.log2_table;
+        std::sscanf(o.encoding.c_str(), "%dx%d", &choices.levels, &choices.features);  // validated by the option
+        choices.bf16_if_native = o.precision != "fp32";
+        return new_training_model(data.dataset, data.images, choices, config.seed, &comm);
     }
+    const auto& info = resumed->file.header()["info"];
+    if (info.contains("seed") && info["seed"].is_number_unsigned()) config.seed = info["seed"].get<uint64_t>();
+    if (comm.is_root() && info.contains("scene") && info["scene"] != run.transforms_path)
+        std::fprintf(stderr, "train: warning: %s was trained on %s, resuming on %s\n", run.snapshot_path.c_str(),
+                     info["scene"].dump().c_str(), run.transforms_path.c_str());
+    return std::move(resumed->model);
+}
 
-    Report report;
-    report.command = "train";
-    report.threads = pool.size();
-    // Only rank 0 draws progress: other ranks' lines would interleave with it.
-    Progress progress("train", o.steps, o.seconds);
-    progress.set_silent(!root);
-    ProgressState state;
-    state.step = session.steps();
-    TrainResult result;
-    result.snapshot = snapshot_path;
-    StopSignals signals;
-    std::unique_ptr<TrainingViewer> viewer;
-    if (o.view) {
-        ViewerOptions vo = viewer_options(o.view_host, o.view_port, o.view_token, 1);
-        vo.max_render_share = 0.25;  // training keeps >= ~75% of its speed with a page open
-        viewer = std::make_unique<TrainingViewer>(session, views_to_json(images), vo);
-        progress.message("viewer: " + viewer->url());
-    }
+// Steps until the session ends; returns 0, the stop signal, or -1 for --stop-at-step.
+int run_steps(TrainingSession& session, TrainReporter& reporter, TrainingViewer* viewer, const TrainOptions& o,
+              const Communicator& comm) {
     int stopped_by = 0;
     std::optional<TrainingSession::StepResult> last;
     while (session.status() == TrainingSession::Status::kRunning) {
@@ -195,98 +155,81 @@ TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
             continue;
         }
-        const TrainingSession::StepResult r = session.step();
-        last = r;
-        if (session.status() == TrainingSession::Status::kDiverged) {
-            progress.finish(state);
-            if (root) {
-                std::fprintf(stderr, "radiant: error: training diverged: non-finite loss at step %llu; %s\n",
-                             static_cast<unsigned long long>(r.step),
-                             session.saved_any()
-                                 ? fmt::format("the last good snapshot ({}) is kept", snapshot_path).c_str()
-                                 : "no snapshot was written");
-            }
-            result.exit_code = 1;
-            return result;
-        }
-        state.step = r.step;
-        state.loss = r.loss;
-        state.samples_per_second = session.samples_per_second();
-        if (r.psnr) {
-            state.psnr = r.psnr;
-            progress.message(fmt::format("  step {:>6}  {:7.1f} s  loss {:.3e}  val psnr {:.2f} dB", r.step, r.seconds,
-                                         r.loss, *r.psnr));
-        }
-        progress.update(state);
+        last = session.step();
+        if (session.status() == TrainingSession::Status::kDiverged) return stopped_by;
+        reporter.step(*last, session);
     }
     if (!stopped_by && session.status() == TrainingSession::Status::kStopped)  // another rank's signal, or --stop-at-step
         stopped_by = comm.distributed() && !(o.stop_at_step > 0 && session.steps() >= o.stop_at_step) ? SIGTERM : -1;
-    progress.finish(state);
+    return stopped_by;
+}
+
+// `comm` says which rank this is; with one rank it is the whole job.
+TrainResult train_on_ranks(const TrainOptions& o, Communicator& comm) {
+    if (o.steps == 0 && o.seconds <= 0) throw Error("--steps", "give --steps N or --seconds S (or both)");
+    if (o.view && comm.distributed())
+        throw Error("--view", fmt::format("the training viewer runs with one rank, not {}; view the snapshot "
+                                          "afterwards with radiant view",
+                                          comm.size()));
+    TrainRunInfo run;
+    run.transforms_path = resolve_transforms_path(o.scene);
+    run.snapshot_path = prepare_outputs(o, run.transforms_path, comm);
+    std::optional<LoadedModel> resumed;  // a bad snapshot fails before minutes of image decoding
+    if (o.resume) resumed.emplace(load_model_snapshot(run.snapshot_path));
+    // Ranks sharing a machine share its cores.
+    ThreadPool pool(o.threads > 0 || !comm.distributed()
+                        ? o.threads
+                        : std::max(1, int(std::thread::hardware_concurrency()) / comm.local_size()));
+    const TrainingData data = load_training_data(o, run.transforms_path, comm, pool);
+    run.all_views = data.all_views;
+    run.val_name = data.val_name;
+    run.val_views = data.val_images.images.size();
+    run.staging_seconds = data.images.staging_seconds;
+    NerfTrainConfig config = train_config(o);
+    std::unique_ptr<NerfModel> model = training_model(o, resumed, data, run, config, comm);
+    const nlohmann::json info = {{"scene", run.transforms_path}, {"downscale", o.downscale}, {"seed", config.seed},
+                                 {"holdout_every", o.holdout_every}};
+    TrainingSession session(data.images, data.val_images, std::move(model), config,
+                            training_plan(o, run.snapshot_path), info, pool, &comm);
+    if (resumed) session.resume_from(resumed->file);
+    resumed.reset();  // frees the file's bytes
+
+    TrainReporter reporter(o, run, session, comm);
+    reporter.start(session, data.images, pool.size());
+    StopSignals signals;  // Ctrl-C and SIGTERM stop after a step, and not during the final save
+    std::unique_ptr<TrainingViewer> viewer;
+    if (o.view) {
+        ViewerOptions vo = viewer_options(o.view_host, o.view_port, o.view_token, 1);
+        vo.max_render_share = 0.25;  // training keeps >= ~75% of its speed with a page open
+        viewer = std::make_unique<TrainingViewer>(session, views_to_json(data.images), vo);
+        reporter.message("viewer: " + viewer->url());
+    }
+    const int stopped_by = run_steps(session, reporter, viewer.get(), o, comm);
+    reporter.finish();
+    TrainResult result;
+    result.snapshot = run.snapshot_path;
+    if (session.status() == TrainingSession::Status::kDiverged) {
+        if (comm.is_root())
+            std::fprintf(stderr, "radiant: error: training diverged: non-finite loss at step %llu; %s\n",
+                         static_cast<unsigned long long>(session.steps()),
+                         session.saved_any()
+                             ? fmt::format("the last good snapshot ({}) is kept", run.snapshot_path).c_str()
+                             : "no snapshot was written");
+        result.exit_code = 1;
+        return result;
+    }
     session.save();
     if (viewer) {
         viewer->finish();
         viewer.reset();
         std::fprintf(stderr, "train: the viewer closed with training; look at the result with: radiant view %s\n",
-                     snapshot_path.c_str());
+                     run.snapshot_path.c_str());
     }
-
     result.steps = session.steps();
     result.seconds = session.seconds();
-    report.steps = session.steps();
-    report.seconds = session.seconds();
-    report.samples_per_second = session.samples_per_second();
-    report.rays_per_second = session.rays_per_second();
-    report.history = session.history();
-    if (!stopped_by) {
-        result.val_psnr = session.validation_psnr(int(val_images.images.size()));
-        report.psnr = result.val_psnr;
-        if (result.val_psnr && !report.history.empty()) report.history.back().psnr = result.val_psnr;
-    }
-    report.peak_rss_mb = peak_rss_mb();
-    report.extra = {{"scene", transforms_path}, {"snapshot", snapshot_path}, {"downscale", o.downscale},
-                    {"log2_hashmap_size", fc.grid.log2_hashmap_size},
-                    {"encoding", fmt::format("{}x{}", fc.grid.n_levels, fc.grid.n_features_per_level)},
-                    {"target_samples", config.target_samples},
-                    {"mlp_precision", fc.precision == MlpPrecision::kBf16 ? "bf16" : "fp32"},
-                    {"interrupted", stopped_by != 0}, {"ranks", comm.size()},
-                    {"occupied_fraction", session.model().grid().occupied_fraction()},
-                    {"trained_samples_per_second", session.trained_samples_per_second()}};
-    {
-        // Where each rank's step time went, and what it sent.
-        const NerfTrainer::PhaseSeconds& ph = session.trainer().phase_seconds();
-        const std::vector<double> all = comm.allgather(
-            {ph.grid, ph.chunks, ph.encoding, ph.gradients, ph.exchange, ph.optimizer, double(comm.bytes_sent())});
-        nlohmann::json phases = nlohmann::json::array();
-        for (size_t r = 0; r < all.size(); r += 7)
-            phases.push_back({{"grid", all[r]}, {"chunks", all[r + 1]}, {"encoding", all[r + 2]},
-                              {"gradients", all[r + 3]}, {"exchange", all[r + 4]}, {"optimizer", all[r + 5]},
-                              {"bytes_sent", all[r + 6]}});
-        report.extra["phase_seconds"] = phases;  // one entry per rank
-    }
-    if (comm.distributed()) {
-        report.extra["mpi_optimizer"] = o.mpi_optimizer;
-        report.extra["mpi_wire"] = o.mpi_wire;
-        report.extra["mpi_exchange"] = session.trainer().gradients_in_shared_memory() ? "shared memory" : "messages";
-        report.extra["mpi_split"] = session.trainer().step_shared_across_ranks() ? "work" : "samples";
-    }
+    if (!stopped_by) result.val_psnr = session.validation_psnr(int(data.val_images.images.size()));
+    reporter.end(session, stopped_by, result.val_psnr, pool.size());
     if (stopped_by) result.exit_code = stopped_by > 0 ? 128 + stopped_by : 0;
-    if (!root) return result;
-    if (!o.report.empty()) report.write(o.report);
-
-    std::printf("trained %llu steps in %.1f s (%.0f samples/s marched, %.0f of them/s in front of opacity and trained, "
-                "%.0f rays/s, peak RSS %.0f MiB)\n",
-                static_cast<unsigned long long>(session.steps()), session.seconds(), report.samples_per_second,
-                session.trained_samples_per_second(), report.rays_per_second, report.peak_rss_mb);
-    if (result.val_psnr)
-        std::printf("validation PSNR %.2f dB on %zu views of %s (white background)\n", *result.val_psnr,
-                    val_images.images.size(), val_name.c_str());
-    std::printf("snapshot: %s\n", snapshot_path.c_str());
-    if (!o.report.empty()) std::printf("report: %s\n", o.report.c_str());
-    if (stopped_by) {
-        std::fprintf(stderr, "train: stopped by %s at step %llu; the snapshot is saved; continue with --resume\n",
-                     stopped_by == SIGINT ? "Ctrl-C" : stopped_by == SIGTERM ? "SIGTERM" : "--stop-at-step",
-                     static_cast<unsigned long long>(session.steps()));
-    }
     return result;
 }
 

@@ -22,16 +22,6 @@ void ensure(V& v, size_t n) {
 
 }  // namespace
 
-float typical_pixel_footprint(const ImageSet& images, const SceneTransform& scene, Communicator* comm) {
-    double sum_log = 0, count = 0;
-    for (const StagedImage& im : images.images) {
-        const float f = pixel_footprint(im.camera, im.camera_to_world, scene);
-        if (std::isfinite(f) && f > 0) sum_log += std::log(double(f)), count += 1;
-    }
-    if (comm && comm->distributed()) sum_log = comm->sum(sum_log), count = comm->sum(count);
-    return count > 0 ? float(std::exp(sum_log / count)) : 0.0f;
-}
-
 NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTrainConfig& config,
                          ThreadPool& pool, Communicator* comm)
     : m_images(images),

@@ -79,11 +79,6 @@ struct NerfTrainConfig {
     bool share_step_across_ranks = true;
 };
 
-// The geometric mean of pixel_footprint() over the staged training views of every rank (each
-// rank passes its own share; `comm` null: one rank), the same value on every rank: what
-// NerfModelConfig::match_pixel_footprint takes before training starts.
-float typical_pixel_footprint(const ImageSet& images, const SceneTransform& scene, Communicator* comm = nullptr);
-
 class NerfTrainer {
 public:
     // Trains `model` in place (its parameters must be initialised or restored).

@@ -93,6 +93,7 @@ public:
     NerfModel& model() { return *m_model; }
     const NerfModel& model() const { return *m_model; }
     NerfTrainer& trainer() { return m_trainer; }
+    const NerfTrainer& trainer() const { return m_trainer; }
     const TrainingPlan& plan() const { return m_plan; }
     const std::vector<HistoryPoint>& history() const { return m_history; }
     std::vector<HistoryPoint>& history() { return m_history; }
