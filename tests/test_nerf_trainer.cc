@@ -228,6 +228,7 @@ TEST(SharedData, LegoTwoHundredReachesThresholdOnValViews) {
     ImageSet train_set = stage_images(train, {4}, pool), val_set = stage_images(val, {4}, pool);
     NerfModel model(NerfModelConfig::for_dataset(train));
     NerfTrainConfig config;
+    config.target_samples = size_t(1) << 16;  // as this test was calibrated
     model.init_params(config.seed);
     NerfTrainer trainer(train_set, model, config, pool);
     for (int i = 0; i < 250; ++i) trainer.step();

@@ -170,7 +170,7 @@ Command add_fit_image_command(CLI::App& app) {
         ->check(CLI::Range(size_t(64), size_t(1) << 22))
         ->capture_default_str();
     cmd->add_option("--log2-table", o->log2_table, "log2 of the hash table size per level")
-        ->check(CLI::Range(12, 24))
+        ->check(CLI::Range(HashGridConfig::kMinLog2HashmapSize, HashGridConfig::kMaxLog2HashmapSize))
         ->capture_default_str();
     cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")
         ->check(CLI::Range(0, 1024))

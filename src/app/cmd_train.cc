@@ -286,15 +286,17 @@ Command add_train_command(CLI::App& app) {
         ->check(CLI::Range(0, 1024))
         ->capture_default_str();
     cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
-    cmd->add_option("--log2-table", o->log2_table, "log2 of the hash table size per level")
-        ->check(CLI::Range(14, 22))
+    cmd->add_option("--log2-table", o->log2_table,
+                    "log2 of the hash table size per level (memory: 16 levels x 2 features x 16 bytes with the "
+                    "optimiser, 256 MiB at 19)")
+        ->check(CLI::Range(HashGridConfig::kMinLog2HashmapSize, HashGridConfig::kMaxLog2HashmapSize))
         ->capture_default_str();
     cmd->add_option("--encoding", o->encoding,
                     "hash grid levels x features: 16x2 (instant-ngp's original, the default) or 8x4 (its newer base.json; see BENCHMARKS.md)")
         ->check(CLI::IsMember({"16x2", "8x4"}))
         ->capture_default_str();
     cmd->add_option("--target-samples", o->target_samples, "samples per step (the ray count adapts)")
-        ->check(CLI::Range(size_t(1) << 10, size_t(1) << 20))
+        ->check(CLI::Range(kMinTargetSamples, kMaxTargetSamples))
         ->capture_default_str();
     cmd->add_option("--lr", o->lr, "Adam learning rate (constant for 70% of the run, then halved every 6%)")
         ->check(CLI::Range(1e-6f, 1e38f))

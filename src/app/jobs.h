@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "train/defaults.h"
+
 namespace radiant {
 
 struct ViewerOptions;
@@ -32,7 +34,7 @@ struct TrainOptions {
     uint64_t seed = 1337;
     int log2_table = 19;
     std::string encoding = "16x2";  // hash grid levels x features per level
-    size_t target_samples = size_t(1) << 17;  // beat 2^15 and 2^16 on time-to-PSNR (BENCHMARKS.md)
+    size_t target_samples = kDefaultTargetSamples;
     float lr = 1e-2f;
     std::string loss = "l2";
     float near_grad_distance = 1.0f;  // NerfTrainConfig::near_gradient_distance

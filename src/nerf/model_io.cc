@@ -65,7 +65,9 @@ NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
                     fc.grid.n_features_per_level == 4 || fc.grid.n_features_per_level == 8,
                 path, "model.field.features_per_level");
     check_range((fc.grid.n_levels * fc.grid.n_features_per_level) % 16 == 0, path, "model.field levels x features");
-    check_range(fc.grid.log2_hashmap_size >= 10 && fc.grid.log2_hashmap_size <= 24, path, "model.field.log2_hashmap_size");
+    check_range(fc.grid.log2_hashmap_size >= HashGridConfig::kMinLog2HashmapSize &&
+                    fc.grid.log2_hashmap_size <= HashGridConfig::kMaxLog2HashmapSize,
+                path, "model.field.log2_hashmap_size");
     check_range(fc.grid.base_resolution >= 2 && fc.grid.per_level_scale >= 1.0f && fc.grid.per_level_scale < 4.0f,
                 path, "model.field resolution");
     // The finest level's grid scale is a uint32 in the kernels; 2^20 cells a side is far finer

@@ -25,6 +25,9 @@ struct HashGridConfig {
     int n_levels = 16;             // L
     int n_features_per_level = 2;  // F: 1, 2, 4 or 8
     int log2_hashmap_size = 19;    // T = 2^log2_hashmap_size entries per level (at most)
+    // The table sizes a model or an image fit may ask for (the commands' --log2-table and the
+    // snapshot reader take these; the grid itself works down to 2^2 for tests).
+    static constexpr int kMinLog2HashmapSize = 10, kMaxLog2HashmapSize = 24;
     int base_resolution = 16;      // scale of the coarsest level
     float per_level_scale = 2.0f;  // growth factor between levels
 

@@ -34,6 +34,7 @@
 #include "parallel/communicator.h"
 #include "parallel/gradient_exchange.h"
 #include "parallel/step_scheduler.h"
+#include "train/defaults.h"
 #include "train/ray_budget.h"
 #include "train/ray_sampler.h"
 #include "train/step_chunks.h"
@@ -50,7 +51,7 @@ struct NerfTrainConfig {
     // 1000 steps; lego-200, 2 x 750: BENCHMARKS.md, round 10), which saves fox 4 passes of
     // 5 M cells.
     int grid_warmup_steps = 64;
-    size_t target_samples = size_t(1) << 16;  // per step; the ray count adapts to it
+    size_t target_samples = kDefaultTargetSamples;  // per step; the ray count adapts to it
     // Samples closer than this to their camera (unit-cube frame, where `prepare` and the usual
     // scales put cameras 1.3 - 1.7 from the centre) have their gradients scaled by
     // (t / distance)^2 (scale_near_camera_gradients): on fox it took out the fog in front of
