@@ -3,10 +3,10 @@
 // and the bus bandwidth, 2 (N-1)/N * bytes / s for an allreduce and (N-1)/N * bytes / s for
 // its halves, the figure that scaling models use.
 #include <algorithm>
-#include <functional>
-#include <memory>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,10 +23,12 @@ int main(int argc, char** argv) {
     if (sizes.empty()) sizes = {size_t(1) << 16, size_t(1) << 20, size_t(1) << 22, 12'200'000};
     const int N = comm->size();
     if (comm->is_root())
-        std::printf("%d ranks\n%12s  %-22s %10s %10s\n", N, "floats", "operation", "ms/call", "bus GB/s");
+        std::printf("%d ranks\n%12s  %-22s %10s %10s\n", N, "floats", "operation", "ms/call",
+                    "bus GB/s");
     for (size_t n : sizes) {
         std::vector<float> data(n);
-        for (size_t i = 0; i < n; ++i) data[i] = float((i * 7 + size_t(comm->rank())) % 101) * 1e-3f;
+        for (size_t i = 0; i < n; ++i)
+            data[i] = float((i * 7 + size_t(comm->rank())) % 101) * 1e-3f;
         struct Op {
             const char* name;
             double bytes_factor;  // bytes on the wire per float per (N-1)/N
@@ -38,8 +40,10 @@ int main(int argc, char** argv) {
         if (shared) std::copy(data.begin(), data.end(), shared->mine());
         const ShardRange mine = comm->my_shard(n);
         std::vector<Op> ops = {
-            {"reduce-scatter fp32", 4, [&] { comm->reduce_scatter_sum(data.data(), n, WireFormat::kFp32); }},
-            {"reduce-scatter bf16", 2, [&] { comm->reduce_scatter_sum(data.data(), n, WireFormat::kBf16); }},
+            {"reduce-scatter fp32", 4,
+             [&] { comm->reduce_scatter_sum(data.data(), n, WireFormat::kFp32); }},
+            {"reduce-scatter bf16", 2,
+             [&] { comm->reduce_scatter_sum(data.data(), n, WireFormat::kBf16); }},
             {"allgather fp32", 4, [&] { comm->allgather_shards(data.data(), n); }},
             {"allreduce fp32", 8, [&] { comm->allreduce_sum(data.data(), n, WireFormat::kFp32); }},
             {"allreduce bf16", 6, [&] { comm->allreduce_sum(data.data(), n, WireFormat::kBf16); }},
@@ -63,7 +67,8 @@ int main(int argc, char** argv) {
             std::sort(times.begin(), times.end());
             const double s = times[times.size() / 2];
             const double bus = op.bytes_factor * double(n) * double(N - 1) / double(N) / s / 1e9;
-            if (comm->is_root()) std::printf("%12zu  %-22s %10.3f %10.2f\n", n, op.name, s * 1e3, bus);
+            if (comm->is_root())
+                std::printf("%12zu  %-22s %10.3f %10.2f\n", n, op.name, s * 1e3, bus);
         }
     }
     return 0;

@@ -1,6 +1,7 @@
 // Google Benchmark micro-benchmarks of the nn kernels, SIMD versus scalar reference.
-#include <cmath>
 #include <benchmark/benchmark.h>
+
+#include <cmath>
 
 #include "core/aligned.h"
 #include "core/rng.h"
@@ -24,14 +25,24 @@ void BM_Gemm(benchmark::State& state) {
     const size_t M = 128, N = state.range(0), K = state.range(1);
     auto a = random_vector(M * K, 1), b = random_vector(K * N, 2), c = random_vector(M * N, 3);
     GemmArgs g;
-    g.M = M; g.N = N; g.K = K; g.A = a.data(); g.a_row_stride = K; g.a_col_stride = 1;
-    g.B = b.data(); g.ldb = N; g.C = c.data(); g.ldc = N;
+    g.M = M;
+    g.N = N;
+    g.K = K;
+    g.A = a.data();
+    g.a_row_stride = K;
+    g.a_col_stride = 1;
+    g.B = b.data();
+    g.ldb = N;
+    g.C = c.data();
+    g.ldc = N;
     auto impl = state.range(2) ? KernelImpl::kSimd : KernelImpl::kScalar;
     for (auto _ : state) {
         gemm(g, impl);
         benchmark::DoNotOptimize(c.data());
     }
-    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * M * N * K, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(2.0 * M * N * K, benchmark::Counter::kIsIterationInvariantRate,
+                           benchmark::Counter::kIs1000);
 }
 BENCHMARK(BM_Gemm)->Args({64, 64, 1})->Args({64, 32, 1})->Args({16, 64, 1})->Args({64, 64, 0});
 
@@ -45,7 +56,8 @@ void BM_FusedMlpStep(benchmark::State& state) {
     c.n_hidden_layers = 2;
     c.precision = state.range(0) ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
     FusedMlp mlp(c);
-    if (state.range(0) && !mlp.uses_bf16()) return state.SkipWithError("no bf16 matrix products on this CPU");
+    if (state.range(0) && !mlp.uses_bf16())
+        return state.SkipWithError("no bf16 matrix products on this CPU");
     const size_t n = 256;
     AlignedVector<float> params(mlp.n_params()), packed(mlp.packed_size()), grad(mlp.n_params());
     Pcg32 rng(5);
@@ -56,10 +68,13 @@ void BM_FusedMlpStep(benchmark::State& state) {
     auto ws = mlp.make_workspace(n);
     for (auto _ : state) {
         benchmark::DoNotOptimize(mlp.forward(packed.data(), input.data(), 32, n, ws));
-        mlp.backward(params.data(), packed.data(), input.data(), 32, n, d_out.data(), 3, ws, grad.data(), d_in.data());
+        mlp.backward(params.data(), packed.data(), input.data(), 32, n, d_out.data(), 3, ws,
+                     grad.data(), d_in.data());
     }
     state.SetItemsProcessed(state.iterations() * n);
-    state.counters["GFLOP/s"] = benchmark::Counter(mlp.flops_per_sample(true) * n, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] = benchmark::Counter(mlp.flops_per_sample(true) * n,
+                                                   benchmark::Counter::kIsIterationInvariantRate,
+                                                   benchmark::Counter::kIs1000);
 }
 BENCHMARK(BM_FusedMlpStep)->Arg(0)->Arg(1);
 
@@ -89,9 +104,11 @@ std::vector<float> ray_positions(size_t n) {
     std::vector<float> pos(n * 3);
     auto seeds = random_vector(pos.size() / per_ray * 2, 7);
     for (size_t r = 0; r < pos.size() / 3 / per_ray; ++r) {
-        const float o[3] = {0.5f + 0.4f * seeds[6 * r % seeds.size()], 0.5f + 0.4f * seeds[(6 * r + 1) % seeds.size()],
+        const float o[3] = {0.5f + 0.4f * seeds[6 * r % seeds.size()],
+                            0.5f + 0.4f * seeds[(6 * r + 1) % seeds.size()],
                             0.5f + 0.4f * seeds[(6 * r + 2) % seeds.size()]};
-        float d[3] = {seeds[(6 * r + 3) % seeds.size()], seeds[(6 * r + 4) % seeds.size()], seeds[(6 * r + 5) % seeds.size()] + 0.01f};
+        float d[3] = {seeds[(6 * r + 3) % seeds.size()], seeds[(6 * r + 4) % seeds.size()],
+                      seeds[(6 * r + 5) % seeds.size()] + 0.01f};
         const float len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         for (size_t s = 0; s < per_ray; ++s)
             for (int k = 0; k < 3; ++k)
@@ -113,7 +130,8 @@ void BM_HashGridForwardRays(benchmark::State& state) {
     AlignedVector<float> out(n * grid.n_output_dims());
     size_t b = 0;
     for (auto _ : state) {
-        grid.forward(params.data(), pos.data() + 3 * n * (b++ % batches), n, out.data(), grid.n_output_dims());
+        grid.forward(params.data(), pos.data() + 3 * n * (b++ % batches), n, out.data(),
+                     grid.n_output_dims());
         benchmark::DoNotOptimize(out.data());
     }
     state.SetItemsProcessed(state.iterations() * n);
@@ -134,12 +152,18 @@ void BM_HashGridForwardLevelsRays(benchmark::State& state) {
     AlignedVector<float> out(n * grid.n_output_dims());
     size_t b = 0;
     for (auto _ : state) {
-        grid.forward_levels(params.data(), pos.data() + 3 * n * (b++ % batches), n, out.data(), n, 0, c.n_levels);
+        grid.forward_levels(params.data(), pos.data() + 3 * n * (b++ % batches), n, out.data(), n,
+                            0, c.n_levels);
         benchmark::DoNotOptimize(out.data());
     }
     state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_HashGridForwardLevelsRays)->Args({19, 17})->Args({18, 17})->Args({16, 17})->Args({19, 13})->Args({19, 15});
+BENCHMARK(BM_HashGridForwardLevelsRays)
+    ->Args({19, 17})
+    ->Args({18, 17})
+    ->Args({16, 17})
+    ->Args({19, 13})
+    ->Args({19, 15});
 
 // The trainer's hash backward: a step's worth of ray-ordered samples, level by level.
 void BM_HashGridBackwardLevelsRays(benchmark::State& state) {
@@ -154,7 +178,8 @@ void BM_HashGridBackwardLevelsRays(benchmark::State& state) {
     std::vector<float> grads(grid.n_params(), 0.0f);
     size_t b = 0;
     for (auto _ : state) {
-        grid.backward(pos.data() + 3 * n * (b++ % batches), n, d_enc.data(), n, grads.data(), 0, c.n_levels);
+        grid.backward(pos.data() + 3 * n * (b++ % batches), n, d_enc.data(), n, grads.data(), 0,
+                      c.n_levels);
         benchmark::DoNotOptimize(grads.data());
     }
     state.SetItemsProcessed(state.iterations() * n);
@@ -163,11 +188,13 @@ BENCHMARK(BM_HashGridBackwardLevelsRays)->Arg(19)->Arg(16);
 
 void BM_Adam(benchmark::State& state) {
     const size_t n = 1 << 20;
-    auto p = random_vector(n, 6), g = random_vector(n, 7), m = random_vector(n, 8), v = random_vector(n, 9);
+    auto p = random_vector(n, 6), g = random_vector(n, 7), m = random_vector(n, 8),
+         v = random_vector(n, 9);
     for (auto& x : v) x = x * x;
     AdamStepArgs a{1e-3f, 0.9f, 0.99f, 1e-15f, 0.0f, false};
     for (auto _ : state) {
-        adam_update(a, p.data(), g.data(), m.data(), v.data(), n, state.range(0) ? KernelImpl::kSimd : KernelImpl::kScalar);
+        adam_update(a, p.data(), g.data(), m.data(), v.data(), n,
+                    state.range(0) ? KernelImpl::kSimd : KernelImpl::kScalar);
     }
     state.SetItemsProcessed(state.iterations() * n);
 }

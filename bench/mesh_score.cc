@@ -26,8 +26,10 @@ int main(int argc, char** argv) {
     int downscale = 1;
     std::string out_dir;
     for (int i = 3; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--downscale")) downscale = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--out-dir")) out_dir = argv[i + 1];
+        if (!std::strcmp(argv[i], "--downscale"))
+            downscale = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--out-dir"))
+            out_dir = argv[i + 1];
     }
     try {
         const Mesh mesh = load_mesh(argv[1]);
@@ -49,17 +51,25 @@ int main(int argc, char** argv) {
                 }
             iou[v] = uni ? double(inter) / double(uni) : 1.0;
             psnr[v] = psnr_against_view(r.rgb, set, v, white);
-            if (!out_dir.empty()) save_png(out_dir + "/" + std::filesystem::path(ds.frames[v].image_path).stem().string() + ".png", r.rgb);
+            if (!out_dir.empty())
+                save_png(out_dir + "/" +
+                             std::filesystem::path(ds.frames[v].image_path).stem().string() +
+                             ".png",
+                         r.rgb);
         });
         double mi = 0, mp = 0;
         for (size_t v = 0; v < set.images.size(); ++v) {
-            std::printf("%-40s IoU %.4f  PSNR %.2f dB\n", std::filesystem::path(ds.frames[v].image_path).filename().c_str(), iou[v], psnr[v]);
+            std::printf("%-40s IoU %.4f  PSNR %.2f dB\n",
+                        std::filesystem::path(ds.frames[v].image_path).filename().c_str(), iou[v],
+                        psnr[v]);
             mi += iou[v];
             mp += psnr[v];
         }
-        std::printf("mean over %zu views: silhouette IoU %.4f, PSNR %.2f dB (white background); mesh %zu vertices, %zu triangles\n",
-                    set.images.size(), mi / double(set.images.size()), mp / double(set.images.size()), mesh.vertex_count(),
-                    mesh.triangle_count());
+        std::printf(
+            "mean over %zu views: silhouette IoU %.4f, PSNR %.2f dB (white background); mesh %zu "
+            "vertices, %zu triangles\n",
+            set.images.size(), mi / double(set.images.size()), mp / double(set.images.size()),
+            mesh.vertex_count(), mesh.triangle_count());
     } catch (const Error& e) {
         std::fprintf(stderr, "mesh-score: %s\n", e.what());
         return 2;

@@ -23,12 +23,21 @@ double FmaLoop(uint64_t iterations, float* sink) {
     auto c6 = hn::Set(d, 1.06f), c7 = hn::Set(d, 1.07f), c8 = hn::Set(d, 1.08f);
     auto c9 = hn::Set(d, 1.09f), c10 = hn::Set(d, 1.10f), c11 = hn::Set(d, 1.11f);
     for (uint64_t i = 0; i < iterations; ++i) {
-        c0 = hn::MulAdd(c0, m, a); c1 = hn::MulAdd(c1, m, a); c2 = hn::MulAdd(c2, m, a);
-        c3 = hn::MulAdd(c3, m, a); c4 = hn::MulAdd(c4, m, a); c5 = hn::MulAdd(c5, m, a);
-        c6 = hn::MulAdd(c6, m, a); c7 = hn::MulAdd(c7, m, a); c8 = hn::MulAdd(c8, m, a);
-        c9 = hn::MulAdd(c9, m, a); c10 = hn::MulAdd(c10, m, a); c11 = hn::MulAdd(c11, m, a);
+        c0 = hn::MulAdd(c0, m, a);
+        c1 = hn::MulAdd(c1, m, a);
+        c2 = hn::MulAdd(c2, m, a);
+        c3 = hn::MulAdd(c3, m, a);
+        c4 = hn::MulAdd(c4, m, a);
+        c5 = hn::MulAdd(c5, m, a);
+        c6 = hn::MulAdd(c6, m, a);
+        c7 = hn::MulAdd(c7, m, a);
+        c8 = hn::MulAdd(c8, m, a);
+        c9 = hn::MulAdd(c9, m, a);
+        c10 = hn::MulAdd(c10, m, a);
+        c11 = hn::MulAdd(c11, m, a);
     }
-    auto s = hn::Add(hn::Add(hn::Add(c0, c1), hn::Add(c2, c3)), hn::Add(hn::Add(c4, c5), hn::Add(c6, c7)));
+    auto s = hn::Add(hn::Add(hn::Add(c0, c1), hn::Add(c2, c3)),
+                     hn::Add(hn::Add(c4, c5), hn::Add(c6, c7)));
     s = hn::Add(s, hn::Add(hn::Add(c8, c9), hn::Add(c10, c11)));
     *sink += hn::GetLane(hn::SumOfLanes(d, s));
     return double(iterations) * 12.0 * double(hn::Lanes(d)) * 2.0;

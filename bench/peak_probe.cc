@@ -13,9 +13,9 @@
 #endif
 
 #include "core/aligned.h"
-#include "nn/amx.h"
 #include "core/rng.h"
 #include "core/timer.h"
+#include "nn/amx.h"
 #include "nn/simd.h"
 
 namespace radiant::bench {
@@ -36,12 +36,18 @@ __attribute__((target("avx512f,avx512bf16"))) double bf16_loop(uint64_t iteratio
     const __m512bh a = (__m512bh)_mm512_set1_epi16(0x3f80);  // 1.0 in bf16
     const __m512bh b = (__m512bh)_mm512_set1_epi16(0x3380);  // ~6e-8
     for (uint64_t i = 0; i < iterations; ++i) {
-        c0 = _mm512_dpbf16_ps(c0, a, b); c1 = _mm512_dpbf16_ps(c1, a, b);
-        c2 = _mm512_dpbf16_ps(c2, a, b); c3 = _mm512_dpbf16_ps(c3, a, b);
-        c4 = _mm512_dpbf16_ps(c4, a, b); c5 = _mm512_dpbf16_ps(c5, a, b);
-        c6 = _mm512_dpbf16_ps(c6, a, b); c7 = _mm512_dpbf16_ps(c7, a, b);
-        c8 = _mm512_dpbf16_ps(c8, a, b); c9 = _mm512_dpbf16_ps(c9, a, b);
-        c10 = _mm512_dpbf16_ps(c10, a, b); c11 = _mm512_dpbf16_ps(c11, a, b);
+        c0 = _mm512_dpbf16_ps(c0, a, b);
+        c1 = _mm512_dpbf16_ps(c1, a, b);
+        c2 = _mm512_dpbf16_ps(c2, a, b);
+        c3 = _mm512_dpbf16_ps(c3, a, b);
+        c4 = _mm512_dpbf16_ps(c4, a, b);
+        c5 = _mm512_dpbf16_ps(c5, a, b);
+        c6 = _mm512_dpbf16_ps(c6, a, b);
+        c7 = _mm512_dpbf16_ps(c7, a, b);
+        c8 = _mm512_dpbf16_ps(c8, a, b);
+        c9 = _mm512_dpbf16_ps(c9, a, b);
+        c10 = _mm512_dpbf16_ps(c10, a, b);
+        c11 = _mm512_dpbf16_ps(c11, a, b);
     }
     __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3)),
                              _mm512_add_ps(_mm512_add_ps(c4, c5), _mm512_add_ps(c6, c7)));
@@ -70,12 +76,19 @@ __attribute__((target("amx-tile,amx-bf16"))) double amx_loop(uint64_t iterations
     alignas(64) static uint16_t operand[16 * 32];
     for (auto& x : operand) x = 0x3c00;  // bf16 ~ 0.0078
     alignas(64) float out[16 * 16];
-    _tile_zero(0); _tile_zero(1); _tile_zero(2); _tile_zero(3);
-    _tile_loadd(4, operand, 64); _tile_loadd(5, operand, 64);
-    _tile_loadd(6, operand, 64); _tile_loadd(7, operand, 64);
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    _tile_loadd(4, operand, 64);
+    _tile_loadd(5, operand, 64);
+    _tile_loadd(6, operand, 64);
+    _tile_loadd(7, operand, 64);
     for (uint64_t i = 0; i < iterations; ++i) {
-        _tile_dpbf16ps(0, 4, 6); _tile_dpbf16ps(1, 4, 7);
-        _tile_dpbf16ps(2, 5, 6); _tile_dpbf16ps(3, 5, 7);
+        _tile_dpbf16ps(0, 4, 6);
+        _tile_dpbf16ps(1, 4, 7);
+        _tile_dpbf16ps(2, 5, 6);
+        _tile_dpbf16ps(3, 5, 7);
     }
     _tile_stored(0, out, 64);
     *sink += out[0];

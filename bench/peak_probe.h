@@ -12,7 +12,7 @@ namespace radiant::bench {
 struct PeakResult {
     double fp32_gflops_one_core = 0;
     double fp32_gflops_all_cores = 0;
-    double bf16_gflops_one_core = 0;   // 0 when the CPU has no BF16 dot instruction
+    double bf16_gflops_one_core = 0;  // 0 when the CPU has no BF16 dot instruction
     double bf16_gflops_all_cores = 0;
     double amx_bf16_gflops_one_core = 0;  // Intel AMX tile products; 0 without AMX
     double amx_bf16_gflops_all_cores = 0;

@@ -9,14 +9,17 @@
 //                         --preview-scale of the view size, then the time of refined frames
 //   --load moving|resting for --seconds: act like one open page during training, either moving
 //                         the camera all the time or resting (status every second, a quarter-size
-//                         live frame every 5 s); compare `train --report` samples/s with and without
+//                         live frame every 5 s); compare `train --report` samples/s with and
+//                         without
 //
 //   --downscale K         view size: the photos' size / K (default 1)
 //   --every K             only every K-th view of TRANSFORMS (default 1: all)
 //   --preview-scale S     preview size as a fraction of the view (default 0.25)
 //   --seconds S           how long --speed previews and --load run (default 10)
 //   --token T             the viewer's access token, when it needs one
+#include <fmt/format.h>
 #include <httplib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -24,13 +27,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -54,7 +54,9 @@ struct Args {
 // One client id per run: the server drops frames older than the newest of a client.
 std::string client_id() { return "bench-" + std::to_string(::getpid()); }
 
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 nlohmann::json pose_json(const std::array<float, 16>& m) {
     nlohmann::json j = nlohmann::json::array();
@@ -64,7 +66,8 @@ nlohmann::json pose_json(const std::array<float, 16>& m) {
 
 // The view's camera scaled to `scale` of its size, turned by `angle` radians about world z
 // around the origin (the page's orbit, roughly).
-nlohmann::json camera_request(const StagedImage& im, double scale, double angle, const std::string& format) {
+nlohmann::json camera_request(const StagedImage& im, double scale, double angle,
+                              const std::string& format) {
     std::array<float, 16> m = im.camera_to_world;
     const float c = float(std::cos(angle)), s = float(std::sin(angle));
     for (int col = 0; col < 4; ++col) {
@@ -72,11 +75,20 @@ nlohmann::json camera_request(const StagedImage& im, double scale, double angle,
         m[col] = c * x - s * y;
         m[4 + col] = s * x + c * y;
     }
-    const int w = std::max(16, int(std::lround(im.width * scale))), h = std::max(16, int(std::lround(im.height * scale)));
+    const int w = std::max(16, int(std::lround(im.width * scale))),
+              h = std::max(16, int(std::lround(im.height * scale)));
     const double k = double(w) / im.width;
-    return {{"transform_matrix", pose_json(m)}, {"fl_x", im.camera.fl_x * k}, {"fl_y", im.camera.fl_y * k},
-            {"cx", im.camera.cx * k}, {"cy", im.camera.cy * k}, {"w", w}, {"h", h}, {"background", {1, 1, 1}},
-            {"format", format}, {"quality", 88}, {"client", client_id()}};
+    return {{"transform_matrix", pose_json(m)},
+            {"fl_x", im.camera.fl_x * k},
+            {"fl_y", im.camera.fl_y * k},
+            {"cx", im.camera.cx * k},
+            {"cy", im.camera.cy * k},
+            {"w", w},
+            {"h", h},
+            {"background", {1, 1, 1}},
+            {"format", format},
+            {"quality", 88},
+            {"client", client_id()}};
 }
 
 struct Viewer {
@@ -90,8 +102,11 @@ struct Viewer {
     std::string render(nlohmann::json req) {
         req["seq"] = ++seq;
         auto r = cli.Post("/api/render", headers, req.dump(), "application/json");
-        if (!r) throw Error("bench-viewer", "no answer from the viewer: " + httplib::to_string(r.error()));
-        if (r->status != 200) throw Error("bench-viewer", fmt::format("render: HTTP {}: {}", r->status, r->body));
+        if (!r)
+            throw Error("bench-viewer",
+                        "no answer from the viewer: " + httplib::to_string(r.error()));
+        if (r->status != 200)
+            throw Error("bench-viewer", fmt::format("render: HTTP {}: {}", r->status, r->body));
         return r->body;
     }
 };
@@ -111,8 +126,9 @@ void run_quality(Viewer& viewer, const ImageSet& set) {
         std::printf("view %zu: %.3f dB\n", v, p);
         sum += p;
     }
-    std::printf("quality: POST /api/render at %zu held-out views: mean PSNR %.3f dB (white background)\n",
-                set.images.size(), sum / double(set.images.size()));
+    std::printf(
+        "quality: POST /api/render at %zu held-out views: mean PSNR %.3f dB (white background)\n",
+        set.images.size(), sum / double(set.images.size()));
 }
 
 void run_speed(Viewer& viewer, const StagedImage& im, double preview_scale, double seconds) {
@@ -121,15 +137,16 @@ void run_speed(Viewer& viewer, const StagedImage& im, double preview_scale, doub
     const auto t0 = Clock::now();
     int w = 0, h = 0;
     while (since(t0) < seconds) {
-        const nlohmann::json req = camera_request(im, preview_scale, 0.02 * double(times.size() + 1), "jpeg");
+        const nlohmann::json req =
+            camera_request(im, preview_scale, 0.02 * double(times.size() + 1), "jpeg");
         w = req["w"], h = req["h"];
         const auto t = Clock::now();
         viewer.render(req);
         times.push_back(since(t));
     }
     const double fps = double(times.size()) / since(t0);
-    std::printf("preview %dx%d (%.3g of %dx%d): %.2f frames/s, median %.0f ms\n", w, h, preview_scale, im.width,
-                im.height, fps, 1e3 * median(times));
+    std::printf("preview %dx%d (%.3g of %dx%d): %.2f frames/s, median %.0f ms\n", w, h,
+                preview_scale, im.width, im.height, fps, 1e3 * median(times));
     std::vector<double> refined;
     for (int i = 0; i < 5; ++i) {
         const auto t = Clock::now();
@@ -162,15 +179,18 @@ void run_load(Viewer& viewer, const StagedImage& im, const std::string& mode, do
             last_poll = now;
         }
     }
-    std::printf("load %s: %zu frames, %zu status polls in %.0f s\n", mode.c_str(), frames, polls, since(t0));
+    std::printf("load %s: %zu frames, %zu status polls in %.0f s\n", mode.c_str(), frames, polls,
+                since(t0));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: bench-viewer URL TRANSFORMS [--quality] [--speed] [--load moving|resting] "
-                             "[--downscale K] [--every K] [--preview-scale S] [--seconds S] [--token T]\n");
+        std::fprintf(
+            stderr,
+            "usage: bench-viewer URL TRANSFORMS [--quality] [--speed] [--load moving|resting] "
+            "[--downscale K] [--every K] [--preview-scale S] [--seconds S] [--token T]\n");
         return 2;
     }
     Args a;
@@ -179,14 +199,22 @@ int main(int argc, char** argv) {
     for (int i = 3; i < argc; ++i) {
         const std::string k = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : "";
-        if (k == "--quality") a.quality = true;
-        else if (k == "--speed") a.speed = true;
-        else if (k == "--load") a.load = v, ++i;
-        else if (k == "--downscale") a.downscale = std::atoi(v), ++i;
-        else if (k == "--every") a.every = std::atoi(v), ++i;
-        else if (k == "--preview-scale") a.preview_scale = std::atof(v), ++i;
-        else if (k == "--seconds") a.seconds = std::atof(v), ++i;
-        else if (k == "--token") a.token = v, ++i;
+        if (k == "--quality")
+            a.quality = true;
+        else if (k == "--speed")
+            a.speed = true;
+        else if (k == "--load")
+            a.load = v, ++i;
+        else if (k == "--downscale")
+            a.downscale = std::atoi(v), ++i;
+        else if (k == "--every")
+            a.every = std::atoi(v), ++i;
+        else if (k == "--preview-scale")
+            a.preview_scale = std::atof(v), ++i;
+        else if (k == "--seconds")
+            a.seconds = std::atof(v), ++i;
+        else if (k == "--token")
+            a.token = v, ++i;
         else {
             std::fprintf(stderr, "bench-viewer: unknown option %s\n", k.c_str());
             return 2;

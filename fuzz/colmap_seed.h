@@ -44,6 +44,8 @@ inline ColmapModel colmap_seed_model() {
 
 // The selector byte of a colmap input: bit 0 binary, (byte >> 1) % 3 the file.
 inline const char* const kColmapStems[3] = {"cameras", "images", "points3D"};
-inline uint8_t colmap_selector(bool binary, int file) { return uint8_t((file << 1) | (binary ? 1 : 0)); }
+inline uint8_t colmap_selector(bool binary, int file) {
+    return uint8_t((file << 1) | (binary ? 1 : 0));
+}
 
 }  // namespace radiant::fuzz

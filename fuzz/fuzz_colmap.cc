@@ -25,7 +25,8 @@ const fuzz::Scratch& scratch() {
         const ColmapModel m = fuzz::colmap_seed_model();
         for (int binary = 0; binary < 2; ++binary)
             for (int file = 0; file < 3; ++file) {
-                const std::string dir = s.path(std::string(binary ? "bin" : "txt") + std::to_string(file));
+                const std::string dir =
+                    s.path(std::string(binary ? "bin" : "txt") + std::to_string(file));
                 s.write(std::string(binary ? "bin" : "txt") + std::to_string(file) + "/.keep", "");
                 write_colmap_model(m, dir, binary != 0);
             }
@@ -42,7 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const bool binary = data[0] & 1;
     const int file = (data[0] >> 1) % 3;
     const std::string folder = std::string(binary ? "bin" : "txt") + std::to_string(file);
-    s.write(folder + "/" + fuzz::kColmapStems[file] + (binary ? ".bin" : ".txt"), data + 1, size - 1);
+    s.write(folder + "/" + fuzz::kColmapStems[file] + (binary ? ".bin" : ".txt"), data + 1,
+            size - 1);
     try {
         const ColmapModel model = read_colmap_model(s.path(folder));
         for (const ColmapCamera& c : model.cameras) {

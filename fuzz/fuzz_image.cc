@@ -12,7 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
         const RawImage img = decode_image(fuzz::as_view(data, size), "fuzz.img");
         FUZZ_ASSERT(img.width > 0 && img.height > 0 && img.channels >= 1 && img.channels <= 4);
-        FUZZ_ASSERT((img.bit_depth == 16 ? img.words.size() : img.bytes.size()) == img.sample_count());
+        FUZZ_ASSERT((img.bit_depth == 16 ? img.words.size() : img.bytes.size()) ==
+                    img.sample_count());
         if (img.sample_count() <= (1u << 20)) {
             const ImageF f = to_float(img);
             FUZZ_ASSERT(f.pixels.size() == img.sample_count());

@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
         header = jpeg_size(bytes, "fuzz.jpg");
         have_size = true;
-        FUZZ_ASSERT(header.width > 0 && header.height > 0 && (header.channels == 1 || header.channels == 3));
+        FUZZ_ASSERT(header.width > 0 && header.height > 0 &&
+                    (header.channels == 1 || header.channels == 3));
         fuzz::accepted("jpeg_size");
     } catch (const Error& e) {
         fuzz::rejected(e);

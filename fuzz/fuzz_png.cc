@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
         header = png_size(bytes, "fuzz.png");
         have_size = true;
-        FUZZ_ASSERT(header.width > 0 && header.height > 0 && header.channels >= 1 && header.channels <= 4);
+        FUZZ_ASSERT(header.width > 0 && header.height > 0 && header.channels >= 1 &&
+                    header.channels <= 4);
         fuzz::accepted("png_size");
     } catch (const Error& e) {
         fuzz::rejected(e);
@@ -23,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const RawImage img = decode_png(bytes, "fuzz.png");
         FUZZ_ASSERT(img.width > 0 && img.height > 0 && img.channels >= 1 && img.channels <= 4);
         FUZZ_ASSERT(img.bit_depth == 8 || img.bit_depth == 16);
-        FUZZ_ASSERT((img.bit_depth == 16 ? img.words.size() : img.bytes.size()) == img.sample_count());
+        FUZZ_ASSERT((img.bit_depth == 16 ? img.words.size() : img.bytes.size()) ==
+                    img.sample_count());
         // Both read the same header: they must agree.
         FUZZ_ASSERT(have_size && header.width == img.width && header.height == img.height &&
                     header.channels == img.channels);

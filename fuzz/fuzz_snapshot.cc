@@ -26,7 +26,8 @@ void read_snapshot(const std::string& path) {
         // asks for them; and one that is not there.
         std::vector<std::pair<std::string, size_t>> listed;
         for (const auto& b : f.header()["blocks"])
-            if (b.is_object() && b.contains("name") && b["name"].is_string() && b["bytes"].is_number_unsigned())
+            if (b.is_object() && b.contains("name") && b["name"].is_string() &&
+                b["bytes"].is_number_unsigned())
                 listed.emplace_back(b["name"].get<std::string>(), b["bytes"].get<size_t>());
         for (const auto& [name, bytes] : listed) {
             FUZZ_ASSERT(f.has_block(name));
@@ -56,7 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         std::string fixed(reinterpret_cast<const char*>(data), size);
         const uint64_t sum = snapshot_checksum(fixed.data(), size - 8);
         std::memcpy(fixed.data() + size - 8, &sum, 8);
-        if (std::memcmp(fixed.data(), data, size) != 0) read_snapshot(scratch.write("fixed.radiant", fixed));
+        if (std::memcmp(fixed.data(), data, size) != 0)
+            read_snapshot(scratch.write("fixed.radiant", fixed));
     }
     return 0;
 }

@@ -16,7 +16,7 @@ namespace radiant::fuzz {
 // A folder under $TMPDIR (else /tmp) named after the harness and the process, created on first
 // use and removed at a normal exit. Files in it are rewritten in place on every input.
 class Scratch {
-public:
+  public:
     explicit Scratch(const std::string& harness) {
         const char* tmp = std::getenv("TMPDIR");
         m_dir = std::filesystem::path(tmp && *tmp ? tmp : "/tmp") /
@@ -49,7 +49,7 @@ public:
         return write(name, std::string_view(reinterpret_cast<const char*>(data), size));
     }
 
-private:
+  private:
     std::filesystem::path m_dir;
 };
 
@@ -70,12 +70,13 @@ inline std::string_view as_view(const uint8_t* data, size_t size) {
 }
 
 // A property of a loader's result that must hold whatever the input: a bug when it does not.
-#define FUZZ_ASSERT(cond)                                                                    \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            std::fprintf(stderr, "fuzz: assertion failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-            std::abort();                                                                    \
-        }                                                                                    \
+#define FUZZ_ASSERT(cond)                                                                 \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            std::fprintf(stderr, "fuzz: assertion failed: %s (%s:%d)\n", #cond, __FILE__, \
+                         __LINE__);                                                       \
+            std::abort();                                                                 \
+        }                                                                                 \
     } while (0)
 
 }  // namespace radiant::fuzz

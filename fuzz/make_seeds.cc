@@ -31,9 +31,9 @@
 #include "io/snapshot.h"
 #include "io/transforms.h"
 #include "io/transforms_writer.h"
-#include "scene/camera_path.h"
 #include "nerf/model.h"
 #include "nerf/model_io.h"
+#include "scene/camera_path.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -56,7 +56,8 @@ ImageF gradient(int w, int h, int c) {
     ImageF im(w, h, c);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
-            for (int k = 0; k < c; ++k) im.at(x, y, k) = float((x * 37 + y * 11 + k * 53) % 97) / 96.0f;
+            for (int k = 0; k < c; ++k)
+                im.at(x, y, k) = float((x * 37 + y * 11 + k * 53) % 97) / 96.0f;
     return im;
 }
 
@@ -84,8 +85,8 @@ std::string raw_png(const PngOptions& o) {
     }
     png_set_write_fn(png, &out, append_png, nullptr);
     png_set_IHDR(png, info, png_uint_32(o.width), png_uint_32(o.height), o.bit_depth, o.color_type,
-                 o.interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
+                 o.interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     const int colors = 1 << std::min(o.bit_depth, 8);
     std::vector<png_color> palette;
     std::vector<png_byte> alpha;
@@ -110,9 +111,10 @@ std::string raw_png(const PngOptions& o) {
         png_set_text(png, info, &t, 1);
     }
     png_write_info(png, info);
-    const int channels = o.color_type == PNG_COLOR_TYPE_RGB ? 3 : o.color_type == PNG_COLOR_TYPE_RGBA ? 4
-                         : o.color_type == PNG_COLOR_TYPE_GRAY_ALPHA                                 ? 2
-                                                                                                     : 1;
+    const int channels = o.color_type == PNG_COLOR_TYPE_RGB          ? 3
+                         : o.color_type == PNG_COLOR_TYPE_RGBA       ? 4
+                         : o.color_type == PNG_COLOR_TYPE_GRAY_ALPHA ? 2
+                                                                     : 1;
     const size_t row_bytes = (size_t(o.width) * channels * o.bit_depth + 7) / 8;
     std::vector<std::vector<png_byte>> rows(size_t(o.height), std::vector<png_byte>(row_bytes));
     std::vector<png_bytep> ptrs;
@@ -123,7 +125,8 @@ std::string raw_png(const PngOptions& o) {
                 // Indices below the palette size in every packed field.
                 png_byte b = 0;
                 for (int bit = 0; bit < 8; bit += o.bit_depth)
-                    b = png_byte(b | ((int(i + y + bit) % max_index) & ((1 << o.bit_depth) - 1)) << bit);
+                    b = png_byte(b | ((int(i + y + bit) % max_index) & ((1 << o.bit_depth) - 1))
+                                         << bit);
                 rows[size_t(y)][i] = b;
             } else {
                 rows[size_t(y)][i] = png_byte((i * 29 + size_t(y) * 13) & 0xFF);
@@ -167,15 +170,18 @@ std::string raw_jpeg(const JpegOptions& o) {
     if (o.arithmetic) cinfo.arith_code = TRUE;
     if (o.restart) cinfo.restart_interval = 1;
     if (!o.subsample && o.components == 3)
-        for (int c = 0; c < 3; ++c) cinfo.comp_info[c].h_samp_factor = cinfo.comp_info[c].v_samp_factor = 1;
+        for (int c = 0; c < 3; ++c)
+            cinfo.comp_info[c].h_samp_factor = cinfo.comp_info[c].v_samp_factor = 1;
     jpeg_start_compress(&cinfo, TRUE);
     if (o.exif) {
         const char exif[] = "Exif\0\0MM\0*\0\0\0\x08\0\0";
-        jpeg_write_marker(&cinfo, JPEG_APP0 + 1, reinterpret_cast<const JOCTET*>(exif), sizeof(exif) - 1);
+        jpeg_write_marker(&cinfo, JPEG_APP0 + 1, reinterpret_cast<const JOCTET*>(exif),
+                          sizeof(exif) - 1);
     }
     std::vector<unsigned char> row(size_t(o.width) * size_t(o.components));
     while (cinfo.next_scanline < cinfo.image_height) {
-        for (size_t i = 0; i < row.size(); ++i) row[i] = (unsigned char)((i * 23 + cinfo.next_scanline * 41) & 0xFF);
+        for (size_t i = 0; i < row.size(); ++i)
+            row[i] = (unsigned char)((i * 23 + cinfo.next_scanline * 41) & 0xFF);
         JSAMPROW r = row.data();
         jpeg_write_scanlines(&cinfo, &r, 1);
     }
@@ -197,7 +203,8 @@ void image_seeds() {
         {"rgba16.png", encode_png(gradient(5, 5, 4), 16, "seed")},
         {"palette8_trns.png", raw_png({16, 16, PNG_COLOR_TYPE_PALETTE, 8, false, true, false})},
         {"palette4.png", raw_png({13, 9, PNG_COLOR_TYPE_PALETTE, 4, false, false, true})},
-        {"palette1_interlaced.png", raw_png({17, 11, PNG_COLOR_TYPE_PALETTE, 1, true, false, false})},
+        {"palette1_interlaced.png",
+         raw_png({17, 11, PNG_COLOR_TYPE_PALETTE, 1, true, false, false})},
         {"gray1.png", raw_png({19, 3, PNG_COLOR_TYPE_GRAY, 1, false, false, false})},
         {"gray2_trns.png", raw_png({10, 10, PNG_COLOR_TYPE_GRAY, 2, false, true, false})},
         {"gray4_interlaced.png", raw_png({15, 15, PNG_COLOR_TYPE_GRAY, 4, true, false, false})},
@@ -210,7 +217,8 @@ void image_seeds() {
         {"rgb.jpg", encode_jpeg(gradient(16, 16, 3), 90)},
         {"rgb_odd_size.jpg", encode_jpeg(gradient(13, 7, 3), 50)},
         {"progressive.jpg", raw_jpeg({16, 16, 3, JCS_RGB, true, false, false, false, true})},
-        {"progressive_gray.jpg", raw_jpeg({11, 9, 1, JCS_GRAYSCALE, true, false, false, false, true})},
+        {"progressive_gray.jpg",
+         raw_jpeg({11, 9, 1, JCS_GRAYSCALE, true, false, false, false, true})},
         {"arithmetic.jpg", raw_jpeg({16, 8, 3, JCS_RGB, false, true, false, false, true})},
         {"restart_444.jpg", raw_jpeg({16, 16, 3, JCS_RGB, false, false, true, false, false})},
         {"exif.jpg", raw_jpeg({8, 8, 3, JCS_RGB, false, false, false, true, true})},
@@ -231,17 +239,31 @@ void image_seeds() {
 
 json matrix(const std::array<float, 16>& m) {
     json rows = json::array();
-    for (int r = 0; r < 4; ++r) rows.push_back({m[size_t(4 * r)], m[size_t(4 * r + 1)], m[size_t(4 * r + 2)], m[size_t(4 * r + 3)]});
+    for (int r = 0; r < 4; ++r)
+        rows.push_back(
+            {m[size_t(4 * r)], m[size_t(4 * r + 1)], m[size_t(4 * r + 2)], m[size_t(4 * r + 3)]});
     return rows;
 }
 
 std::array<float, 16> pose(int i) {
     const double a = 0.7 * i, c = std::cos(a), s = std::sin(a);
     // Looking at the origin from a circle of radius 4 at height 1 (roughly).
-    return {float(-s), float(-c * 0.24), float(c * 0.97), float(4 * c),
-            float(c), float(-s * 0.24), float(s * 0.97), float(4 * s),
-            0.0f, 0.97f, 0.24f, 1.0f,
-            0, 0, 0, 1};
+    return {float(-s),
+            float(-c * 0.24),
+            float(c * 0.97),
+            float(4 * c),
+            float(c),
+            float(-s * 0.24),
+            float(s * 0.97),
+            float(4 * s),
+            0.0f,
+            0.97f,
+            0.24f,
+            1.0f,
+            0,
+            0,
+            0,
+            1};
 }
 
 // Paths relative to the harness's scratch folder, where fuzz_transforms puts placeholders.
@@ -274,7 +296,8 @@ void transforms_seeds(const std::string& shared) {
         ds.frames.push_back(f);
     }
     ds.aabb_scale = 4;
-    ds.applied_transform = std::array<double, 16>{0.5, 0, 0, 0.1, 0, 0.5, 0, 0.2, 0, 0, 0.5, 0.3, 0, 0, 0, 1};
+    ds.applied_transform =
+        std::array<double, 16>{0.5, 0, 0, 0.1, 0, 0.5, 0, 0.2, 0, 0, 0.5, 0.3, 0, 0, 0, 1};
     put("transforms", "ngp_shared.json", transforms_to_json(ds, "/scratch").dump(1));
     ds.frames[1].camera.fisheye = true;
     ds.frames[1].camera.p1 = 0;
@@ -284,8 +307,17 @@ void transforms_seeds(const std::string& shared) {
 
     // nerfstudio: camera_model, applied_transform 3x4, a per-frame override, no scale (so the
     // loader normalises the poses itself).
-    json ns = {{"camera_model", "OPENCV"}, {"fl_x", 15.0}, {"fl_y", 15.5}, {"cx", 8.0}, {"cy", 6.0}, {"w", 16}, {"h", 12},
-               {"k1", 0.01}, {"k2", -0.002}, {"p1", 0.0005}, {"p2", -0.0001},
+    json ns = {{"camera_model", "OPENCV"},
+               {"fl_x", 15.0},
+               {"fl_y", 15.5},
+               {"cx", 8.0},
+               {"cy", 6.0},
+               {"w", 16},
+               {"h", 12},
+               {"k1", 0.01},
+               {"k2", -0.002},
+               {"p1", 0.0005},
+               {"p2", -0.0001},
                {"applied_transform", {{0, 1, 0, 0}, {1, 0, 0, 0}, {0, 0, -1, 0}}}};
     ns["frames"] = json::array();
     for (int i = 0; i < 3; ++i) {
@@ -294,25 +326,47 @@ void transforms_seeds(const std::string& shared) {
         ns["frames"].push_back(f);
     }
     put("transforms", "nerfstudio_opencv.json", ns.dump(1));
-    json fe = {{"camera_model", "OPENCV_FISHEYE"}, {"fl_x", 9.0}, {"fl_y", 9.0}, {"cx", 8.0}, {"cy", 8.0}, {"w", 16},
-               {"h", 16}, {"k1", 0.05}, {"k2", 0.01}, {"k3", -0.001}, {"k4", 0.0001}, {"scale", 0.5},
-               {"offset", {0.5, 0.5, 0.4}}, {"aabb_scale", 2}};
+    json fe = {{"camera_model", "OPENCV_FISHEYE"},
+               {"fl_x", 9.0},
+               {"fl_y", 9.0},
+               {"cx", 8.0},
+               {"cy", 8.0},
+               {"w", 16},
+               {"h", 16},
+               {"k1", 0.05},
+               {"k2", 0.01},
+               {"k3", -0.001},
+               {"k4", 0.0001},
+               {"scale", 0.5},
+               {"offset", {0.5, 0.5, 0.4}},
+               {"aabb_scale", 2}};
     fe["frames"] = json::array();
-    for (int i = 0; i < 2; ++i) fe["frames"].push_back({{"file_path", kImages[i]}, {"transform_matrix", matrix(pose(i + 3))}});
+    for (int i = 0; i < 2; ++i)
+        fe["frames"].push_back(
+            {{"file_path", kImages[i]}, {"transform_matrix", matrix(pose(i + 3))}});
     put("transforms", "nerfstudio_fisheye.json", fe.dump(1));
 
     // instant-ngp's is_fisheye, camera_angle_x/y without sizes, per-frame sharpness.
-    json ngp = {{"camera_angle_x", 0.9}, {"camera_angle_y", 0.8}, {"is_fisheye", true}, {"k1", 0.1}, {"k2", 0.01},
-                {"aabb_scale", 16}, {"scale", 0.33}, {"offset", {0.5, 0.5, 0.5}}};
+    json ngp = {{"camera_angle_x", 0.9},
+                {"camera_angle_y", 0.8},
+                {"is_fisheye", true},
+                {"k1", 0.1},
+                {"k2", 0.01},
+                {"aabb_scale", 16},
+                {"scale", 0.33},
+                {"offset", {0.5, 0.5, 0.5}}};
     ngp["frames"] = json::array();
     for (int i = 0; i < 2; ++i)
-        ngp["frames"].push_back({{"file_path", i ? "a" : "b.jpg"}, {"sharpness", 12.5}, {"transform_matrix", matrix(pose(i))}});
+        ngp["frames"].push_back({{"file_path", i ? "a" : "b.jpg"},
+                                 {"sharpness", 12.5},
+                                 {"transform_matrix", matrix(pose(i))}});
     put("transforms", "ngp_fisheye_angles.json", ngp.dump());
 
     if (shared.empty()) return;
     // The real scenes, cut to three frames (the paths resolve to the harness's placeholders).
-    for (const auto& [name, file] : {std::pair<std::string, std::string>{"lego_3_frames.json", "lego/transforms_train.json"},
-                                     {"fox_3_frames.json", "fox/transforms.json"}}) {
+    for (const auto& [name, file] :
+         {std::pair<std::string, std::string>{"lego_3_frames.json", "lego/transforms_train.json"},
+          {"fox_3_frames.json", "fox/transforms.json"}}) {
         const fs::path p = fs::path(shared) / file;
         if (!fs::exists(p)) {
             std::printf("  (no %s: skipped)\n", p.c_str());
@@ -348,16 +402,24 @@ void snapshot_seeds() {
     model.init_params(7);
     model.grid().densities()[3] = 0.5f;
     json views = json::array();
-    views.push_back({{"width", 16}, {"height", 16}, {"fl_x", 20}, {"fl_y", 20}, {"cx", 8}, {"cy", 8},
+    views.push_back({{"width", 16},
+                     {"height", 16},
+                     {"fl_x", 20},
+                     {"fl_y", 20},
+                     {"cx", 8},
+                     {"cy", 8},
                      {"camera_to_world", pose(0)}});
     const std::string a = (tmp / "model.radiant").string();
     save_model_snapshot(a, model, views, {{"note", "fuzz seed"}});
     put("snapshot", "tiny_model.radiant", read_file(a));
 
     // With the training section and the optimiser's blocks, as --snapshot writes it mid-run.
-    json header = {{"kind", "radiant-nerf"}, {"model", model_config_to_json(model.config())}, {"views", views},
-                   {"info", json::object()},
-                   {"training", {{"step", 12}, {"next_rays", 256}, {"seed", 11}, {"optimizer_steps", 12}}}};
+    json header = {
+        {"kind", "radiant-nerf"},
+        {"model", model_config_to_json(model.config())},
+        {"views", views},
+        {"info", json::object()},
+        {"training", {{"step", 12}, {"next_rays", 256}, {"seed", 11}, {"optimizer_steps", 12}}}};
     const std::vector<float> moments(model.params().size(), 0.25f);
     const std::vector<float>& occ = model.grid().densities();
     const std::string b = (tmp / "training.radiant").string();
@@ -385,8 +447,11 @@ void colmap_seeds() {
         fs::create_directories(tmp);
         write_colmap_model(m, tmp.string(), binary != 0);
         for (int file = 0; file < 3; ++file) {
-            const std::string name = std::string(fuzz::kColmapStems[file]) + (binary ? ".bin" : ".txt");
-            put("colmap", name, std::string(1, char(fuzz::colmap_selector(binary != 0, file))) + read_file((tmp / name).string()));
+            const std::string name =
+                std::string(fuzz::kColmapStems[file]) + (binary ? ".bin" : ".txt");
+            put("colmap", name,
+                std::string(1, char(fuzz::colmap_selector(binary != 0, file))) +
+                    read_file((tmp / name).string()));
         }
         fs::remove_all(tmp);
     }
@@ -398,14 +463,19 @@ void colmap_seeds() {
         c.id = uint32_t(id + 1);
         c.model_id = id;
         c.width = 40, c.height = 30;
-        for (int p = 0; p < info->num_params; ++p) c.params.push_back(p < 4 ? (p < 2 ? 30.0 : 20.0 - 5 * (p - 2)) : 0.001 * p);
+        for (int p = 0; p < info->num_params; ++p)
+            c.params.push_back(p < 4 ? (p < 2 ? 30.0 : 20.0 - 5 * (p - 2)) : 0.001 * p);
         all.cameras.push_back(c);
     }
     fs::create_directories(tmp);
     write_colmap_model(all, tmp.string(), false);
-    put("colmap", "cameras_all_models.txt", std::string(1, char(fuzz::colmap_selector(false, 0))) + read_file((tmp / "cameras.txt").string()));
+    put("colmap", "cameras_all_models.txt",
+        std::string(1, char(fuzz::colmap_selector(false, 0))) +
+            read_file((tmp / "cameras.txt").string()));
     write_colmap_model(all, tmp.string(), true);
-    put("colmap", "cameras_all_models.bin", std::string(1, char(fuzz::colmap_selector(true, 0))) + read_file((tmp / "cameras.bin").string()));
+    put("colmap", "cameras_all_models.bin",
+        std::string(1, char(fuzz::colmap_selector(true, 0))) +
+            read_file((tmp / "cameras.bin").string()));
     fs::remove_all(tmp);
 }
 
@@ -425,20 +495,28 @@ void mesh_seeds() {
     const char* ext[3] = {"ply", "obj", "glb"};
     const MeshFormat formats[3] = {MeshFormat::kPly, MeshFormat::kObj, MeshFormat::kGlb};
     for (int k = 0; k < 3; ++k) {
-        put("mesh", std::string("full.") + ext[k], std::string(1, char(k)) + encode_mesh(tetrahedron(true, true), formats[k]));
-        put("mesh", std::string("bare.") + ext[k], std::string(1, char(k)) + encode_mesh(tetrahedron(false, false), formats[k]));
+        put("mesh", std::string("full.") + ext[k],
+            std::string(1, char(k)) + encode_mesh(tetrahedron(true, true), formats[k]));
+        put("mesh", std::string("bare.") + ext[k],
+            std::string(1, char(k)) + encode_mesh(tetrahedron(false, false), formats[k]));
     }
     // ASCII PLY with a quad, a double property and an element the reader skips.
-    put("mesh", "ascii_quad.ply", std::string(1, '\0') +
-        "ply\nformat ascii 1.0\ncomment hand-written\nelement vertex 4\nproperty float x\nproperty float y\n"
-        "property double z\nproperty uchar red\nproperty uchar green\nproperty uchar blue\n"
-        "element face 1\nproperty list uchar int vertex_index\nelement edge 1\nproperty int vertex1\n"
-        "property int vertex2\nend_header\n0 0 0 255 0 0\n1 0 0 0 255 0\n1 1 0 0 0 255\n0 1 0.5 9 9 9\n4 0 1 2 3\n0 2\n");
+    put("mesh", "ascii_quad.ply",
+        std::string(1, '\0') +
+            "ply\nformat ascii 1.0\ncomment hand-written\nelement vertex 4\nproperty float "
+            "x\nproperty float y\n"
+            "property double z\nproperty uchar red\nproperty uchar green\nproperty uchar blue\n"
+            "element face 1\nproperty list uchar int vertex_index\nelement edge 1\nproperty int "
+            "vertex1\n"
+            "property int vertex2\nend_header\n0 0 0 255 0 0\n1 0 0 0 255 0\n1 1 0 0 0 255\n0 1 "
+            "0.5 9 9 9\n4 0 1 2 3\n0 2\n");
     // Binary PLY with short/ushort/char types and a ushort-counted list.
     {
-        std::string b = "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty short x\nproperty ushort y\n"
-                        "property char z\nproperty float nx\nproperty float ny\nproperty float nz\n"
-                        "element face 1\nproperty list ushort uint vertex_indices\nend_header\n";
+        std::string b =
+            "ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty short x\nproperty "
+            "ushort y\n"
+            "property char z\nproperty float nx\nproperty float ny\nproperty float nz\n"
+            "element face 1\nproperty list ushort uint vertex_indices\nend_header\n";
         auto put16 = [&](uint16_t v) { b.append(reinterpret_cast<const char*>(&v), 2); };
         auto put32 = [&](uint32_t v) { b.append(reinterpret_cast<const char*>(&v), 4); };
         auto putf = [&](float v) { b.append(reinterpret_cast<const char*>(&v), 4); };
@@ -450,23 +528,44 @@ void mesh_seeds() {
         put("mesh", "binary_types.ply", std::string(1, '\0') + b);
     }
     // OBJ with normals, quads, negative (relative) indices, v/vt/vn corners, comments, groups.
-    put("mesh", "quads_normals.obj", std::string(1, '\1') +
-        "# hand-written\no thing\nv 0 0 0\nv 1 0 0\nv 1 1 0 0.5 0.25 1\nv 0 1 0\nvt 0 0\nvn 0 0 1\nvn 0 0 -1\n"
-        "g face\nf 1//1 2//1 3//1 4//1\nf -4/1/2 -2/1/2 -3/1/2\ns off\nf 1 3 4\n");
+    put("mesh", "quads_normals.obj",
+        std::string(1, '\1') +
+            "# hand-written\no thing\nv 0 0 0\nv 1 0 0\nv 1 1 0 0.5 0.25 1\nv 0 1 0\nvt 0 0\nvn 0 "
+            "0 1\nvn 0 0 -1\n"
+            "g face\nf 1//1 2//1 3//1 4//1\nf -4/1/2 -2/1/2 -3/1/2\ns off\nf 1 3 4\n");
 }
 
 // ---- viewer requests and camera paths ----
 
 void view_seeds() {
-    json t = json::array({{0.9, 0.1, 0.42, 1.5}, {0.43, -0.2, -0.88, -3.0}, {0.0, 0.97, -0.22, 0.5}, {0, 0, 0, 1}});
-    put("render_request", "angle.json", json({{"transform_matrix", t}, {"camera_angle_x", 0.69}, {"w", 64}, {"h", 48}}).dump());
+    json t = json::array(
+        {{0.9, 0.1, 0.42, 1.5}, {0.43, -0.2, -0.88, -3.0}, {0.0, 0.97, -0.22, 0.5}, {0, 0, 0, 1}});
+    put("render_request", "angle.json",
+        json({{"transform_matrix", t}, {"camera_angle_x", 0.69}, {"w", 64}, {"h", 48}}).dump());
     put("render_request", "full.json",
-        json({{"transform_matrix", t}, {"fl_x", 50.5}, {"fl_y", 51}, {"cx", 32}, {"cy", 24.5}, {"w", 64}, {"h", 48},
-              {"background", {0.25, 0.5, 1}}, {"mode", "depth"}, {"format", "jpeg"}, {"quality", 70},
-              {"client", "tab-1"}, {"seq", 42}}).dump(1));
+        json({{"transform_matrix", t},
+              {"fl_x", 50.5},
+              {"fl_y", 51},
+              {"cx", 32},
+              {"cy", 24.5},
+              {"w", 64},
+              {"h", 48},
+              {"background", {0.25, 0.5, 1}},
+              {"mode", "depth"},
+              {"format", "jpeg"},
+              {"quality", 70},
+              {"client", "tab-1"},
+              {"seq", 42}})
+            .dump(1));
     put("render_request", "black_opacity.json",
-        json({{"transform_matrix", t}, {"fl_x", 800}, {"w", 4096}, {"h", 4096}, {"background", "black"},
-              {"mode", "opacity"}, {"format", "png"}}).dump());
+        json({{"transform_matrix", t},
+              {"fl_x", 800},
+              {"w", 4096},
+              {"h", 4096},
+              {"background", "black"},
+              {"mode", "opacity"},
+              {"format", "png"}})
+            .dump());
 
     CameraPath p;
     p.width = 64, p.height = 48, p.fps = 10, p.seconds = 2;

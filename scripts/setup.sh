@@ -17,6 +17,7 @@ packages=(
     chromium              # headless browser for the viewer's browser test
     jq                    # the time-to-quality benchmark's table (bench/time_to_quality.sh)
     clang libclang-rt-14-dev  # libFuzzer + ASan/UBSan runtimes for the loaders' fuzzers (scripts/fuzz.sh)
+    clang-format          # the format check of scripts/test.sh (scripts/format.sh)
     libopenmpi-dev openmpi-bin  # data-parallel training across ranks (mpirun -np N radiant train)
 )
 # Node.js and npm drive the browser test (puppeteer-core); any Node >= 18 will do, so a Node

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs dependencies (idempotent), builds everything in Release and runs the whole test suite;
+# Installs dependencies (idempotent), checks the sources' format (scripts/format.sh), builds
+# everything in Release (the build checks the folders' layering) and runs the whole test suite;
 # then the suite again under ASan + UBSan in a Debug build, and every fuzzer for 20 s.
 #   bash scripts/test.sh           all three stages (what CI runs)
 #   bash scripts/test.sh --quick   the Release suite only
@@ -13,6 +14,7 @@ case "${1:-}" in
     *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
 esac
 bash scripts/setup.sh
+bash scripts/format.sh --check
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$(nproc)"
 ctest --test-dir build --output-on-failure -j "$(nproc)"

@@ -19,9 +19,11 @@ struct RunResult {
 
 // Runs `radiant ARGS` (a shell fragment: quote paths with spaces), with `env` (e.g.
 // "PATH=/nowhere") in front when given; the output is captured through files in `dir`.
-inline RunResult run_radiant(const TempDir& dir, const std::string& args, const std::string& env = "") {
-    const std::string cmd = (env.empty() ? "" : "env " + env + " ") + std::string(RADIANT_BINARY) + " " + args +
-                            " > " + (dir / "stdout.txt") + " 2> " + (dir / "stderr.txt");
+inline RunResult run_radiant(const TempDir& dir, const std::string& args,
+                             const std::string& env = "") {
+    const std::string cmd = (env.empty() ? "" : "env " + env + " ") + std::string(RADIANT_BINARY) +
+                            " " + args + " > " + (dir / "stdout.txt") + " 2> " +
+                            (dir / "stderr.txt");
     const int status = std::system(cmd.c_str());
     RunResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "stdout.txt"),
                 read_file(dir / "stderr.txt")};

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
-
+// libjpeg's header uses size_t and FILE without declaring them.
 #include <jpeglib.h>
 
 namespace radiant::test {
@@ -28,7 +28,8 @@ inline std::string encode_jpeg(int width, int height, int channels,
     jpeg_set_quality(&cinfo, 95, TRUE);
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
-        JSAMPROW row = const_cast<unsigned char*>(&pixels[size_t(cinfo.next_scanline) * width * channels]);
+        JSAMPROW row =
+            const_cast<unsigned char*>(&pixels[size_t(cinfo.next_scanline) * width * channels]);
         jpeg_write_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_compress(&cinfo);

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "io/image.h"
@@ -22,7 +21,8 @@ inline nlohmann::json make_synthetic_scene(const TempDir& dir, int n, int w, int
     j["frames"] = nlohmann::json::array();
     for (int i = 0; i < n; ++i) {
         ImageF img(w, h, 4);
-        for (size_t k = 0; k < img.pixels.size(); ++k) img.pixels[k] = float((k * 13 + i) % 256) / 255.0f;
+        for (size_t k = 0; k < img.pixels.size(); ++k)
+            img.pixels[k] = float((k * 13 + i) % 256) / 255.0f;
         save_png(dir / ("train/r_" + std::to_string(i) + ".png"), img);
         j["frames"].push_back({{"file_path", "./train/r_" + std::to_string(i)},
                                {"rotation", 0.1},

@@ -111,7 +111,8 @@ TEST_P(LossTest, GradientMatchesFiniteDifferences) {
 
 INSTANTIATE_TEST_SUITE_P(Types, LossTest,
                          ::testing::Combine(::testing::Values(LossType::kL2, LossType::kHuber),
-                                            ::testing::Values(KernelImpl::kSimd, KernelImpl::kScalar)));
+                                            ::testing::Values(KernelImpl::kSimd,
+                                                              KernelImpl::kScalar)));
 
 TEST(Loss, KnownValuesAndSimdAgreement) {
     LossConfig l2, huber;
@@ -119,18 +120,22 @@ TEST(Loss, KnownValuesAndSimdAgreement) {
     huber.huber_delta = 0.5f;
     const float pred[3] = {1.0f, 0.0f, 2.0f}, target[3] = {0.0f, 0.25f, 2.0f};
     float grad[3];
-    EXPECT_NEAR(loss_and_gradient(l2, pred, target, 3, 0.5f, grad, KernelImpl::kScalar), 1.0625, 1e-7);
+    EXPECT_NEAR(loss_and_gradient(l2, pred, target, 3, 0.5f, grad, KernelImpl::kScalar), 1.0625,
+                1e-7);
     EXPECT_FLOAT_EQ(grad[0], 1.0f);  // 0.5 * 2 * 1
     // Huber: |1| > .5 -> .5 * (1 - .25) = .375; |.25| -> .5 * .0625 = .03125
-    EXPECT_NEAR(loss_and_gradient(huber, pred, target, 3, 1.0f, grad, KernelImpl::kScalar), 0.40625, 1e-7);
+    EXPECT_NEAR(loss_and_gradient(huber, pred, target, 3, 1.0f, grad, KernelImpl::kScalar), 0.40625,
+                1e-7);
     EXPECT_FLOAT_EQ(grad[0], 0.5f);
     EXPECT_FLOAT_EQ(grad[1], -0.25f);
     std::vector<float> p(1001), t(1001), g1(1001), g2(1001);
     Pcg32 rng(4);
     for (size_t i = 0; i < p.size(); ++i) p[i] = rng.next_float(), t[i] = rng.next_float();
     for (const LossConfig& c : {l2, huber}) {
-        double a = loss_and_gradient(c, p.data(), t.data(), p.size(), 0.1f, g1.data(), KernelImpl::kSimd);
-        double b = loss_and_gradient(c, p.data(), t.data(), p.size(), 0.1f, g2.data(), KernelImpl::kScalar);
+        double a =
+            loss_and_gradient(c, p.data(), t.data(), p.size(), 0.1f, g1.data(), KernelImpl::kSimd);
+        double b = loss_and_gradient(c, p.data(), t.data(), p.size(), 0.1f, g2.data(),
+                                     KernelImpl::kScalar);
         EXPECT_NEAR(a, b, 1e-4 * b);
         for (size_t i = 0; i < p.size(); ++i) ASSERT_NEAR(g1[i], g2[i], 1e-7f);
     }

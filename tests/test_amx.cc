@@ -11,8 +11,8 @@
 namespace radiant {
 namespace {
 
-#define REQUIRE_BF16()                                                                      \
-    do {                                                                                   \
+#define REQUIRE_BF16()                                                                        \
+    do {                                                                                      \
         if (!amx::available()) GTEST_SKIP() << "no AMX or AVX512-BF16 on this CPU; skipping"; \
     } while (0)
 
@@ -27,7 +27,8 @@ TEST(Bf16, RoundTripAndRounding) {
 
 // Each backend the CPU has, against a double-precision product of the same bf16 values; shapes
 // as the MLP uses them (a 16-row tail, K = a tile of 256 samples for weight gradients).
-void check_matmul(void (*mm)(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t, bool),
+void check_matmul(void (*mm)(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*,
+                             float*, size_t, bool),
                   size_t M, size_t N, size_t K, bool accumulate) {
     Pcg32 rng(uint64_t(M * 131 + N * 7 + K));
     std::vector<uint16_t> a(M * K), b_vnni(K * N);
@@ -48,25 +49,29 @@ void check_matmul(void (*mm)(size_t, size_t, size_t, const uint16_t*, size_t, co
         for (size_t n = 0; n < N; ++n) {
             double ref = accumulate ? 1.0 : 0.0;
             for (size_t k = 0; k < K; ++k) ref += double(af[m * K + k]) * bf[k * N + n];
-            ASSERT_NEAR(c[m * N + n], ref, 1e-4 * std::sqrt(double(K))) << M << "x" << N << "x" << K << " at " << m << "," << n;
+            ASSERT_NEAR(c[m * N + n], ref, 1e-4 * std::sqrt(double(K)))
+                << M << "x" << N << "x" << K << " at " << m << "," << n;
         }
 }
 
-void check_backend(void (*mm)(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t, bool)) {
-    check_matmul(mm, 48, 80, 64, true);     // every column-panel width: 64 + 16
-    check_matmul(mm, 256, 64, 32, false);   // hidden layer forward
-    check_matmul(mm, 112, 16, 64, false);   // output layer, 112 = 6 * 18 + 4 rows
-    check_matmul(mm, 64, 32, 256, true);    // weight gradient
-    check_matmul(mm, 32, 96, 64, false);    // 64 + 32 columns
+void check_backend(void (*mm)(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*,
+                              float*, size_t, bool)) {
+    check_matmul(mm, 48, 80, 64, true);    // every column-panel width: 64 + 16
+    check_matmul(mm, 256, 64, 32, false);  // hidden layer forward
+    check_matmul(mm, 112, 16, 64, false);  // output layer, 112 = 6 * 18 + 4 rows
+    check_matmul(mm, 64, 32, 256, true);   // weight gradient
+    check_matmul(mm, 32, 96, 64, false);   // 64 + 32 columns
 }
 
 TEST(Amx, MatmulMatchesReferenceOnBf16Inputs) {
-    if (amx::backend() != amx::Bf16Backend::kAmx) GTEST_SKIP() << "no AMX-BF16 on this CPU; skipping";
+    if (amx::backend() != amx::Bf16Backend::kAmx)
+        GTEST_SKIP() << "no AMX-BF16 on this CPU; skipping";
     check_backend(amx::matmul_amx);
 }
 
 TEST(Avx512Bf16, MatmulMatchesReferenceOnBf16Inputs) {
-    if (amx::backend() == amx::Bf16Backend::kNone) GTEST_SKIP() << "no AVX512-BF16 on this CPU; skipping";
+    if (amx::backend() == amx::Bf16Backend::kNone)
+        GTEST_SKIP() << "no AVX512-BF16 on this CPU; skipping";
     check_backend(amx::matmul_avx512);
 }
 
@@ -79,7 +84,9 @@ TEST_P(Bf16Mlp, TracksFp32ForwardAndBackward) {
     REQUIRE_BF16();
     const bool representable = GetParam();
     const double tol_fwd = representable ? 1e-5 : 1e-4, tol_bwd = representable ? 1e-3 : 1e-2;
-    auto round = [&](float x) { return representable ? amx::bf16_to_float(amx::float_to_bf16(x)) : x; };
+    auto round = [&](float x) {
+        return representable ? amx::bf16_to_float(amx::float_to_bf16(x)) : x;
+    };
     MlpConfig c;
     c.n_input = 32;
     c.n_output = 3;
@@ -113,11 +120,14 @@ TEST_P(Bf16Mlp, TracksFp32ForwardAndBackward) {
         }
     EXPECT_LT(err / ref, tol_fwd) << "bf16 forward relative error";
     std::vector<float> g32(fp32.n_params(), 0), g16(fp32.n_params(), 0), dx32(n * 32), dx16(n * 32);
-    fp32.backward(params.data(), p32.data(), input.data(), 32, n, d_out.data(), 3, w32, g32.data(), dx32.data());
-    bf16.backward(params.data(), p16.data(), input.data(), 32, n, d_out.data(), 3, w16, g16.data(), dx16.data());
+    fp32.backward(params.data(), p32.data(), input.data(), 32, n, d_out.data(), 3, w32, g32.data(),
+                  dx32.data());
+    bf16.backward(params.data(), p16.data(), input.data(), 32, n, d_out.data(), 3, w16, g16.data(),
+                  dx16.data());
     auto rel = [](const std::vector<float>& a, const std::vector<float>& b) {
         double e = 0, r = 0;
-        for (size_t i = 0; i < a.size(); ++i) e += double(a[i] - b[i]) * (a[i] - b[i]), r += double(b[i]) * b[i];
+        for (size_t i = 0; i < a.size(); ++i)
+            e += double(a[i] - b[i]) * (a[i] - b[i]), r += double(b[i]) * b[i];
         return e / r;
     };
     EXPECT_LT(rel(g16, g32), tol_bwd) << "weight gradients";

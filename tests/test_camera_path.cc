@@ -5,10 +5,10 @@
 #include <filesystem>
 
 #include "cli_test_util.h"
-#include "small_demo_scene.h"
 #include "demo/demo_scene.h"
-#include "scene/camera_path.h"
 #include "io/image.h"
+#include "scene/camera_path.h"
+#include "small_demo_scene.h"
 #include "test_util.h"
 
 namespace radiant {
@@ -17,7 +17,8 @@ namespace {
 CameraKeyframe key(double angle, double height, double fov) {
     CameraKeyframe k;
     const Vec3d eye{4 * std::cos(angle), 4 * std::sin(angle), height};
-    const Vec3d f = normalized(Vec3d{0, 0, 0.25} - eye), r = normalized(cross(f, {0, 0, 1})), u = cross(r, f);
+    const Vec3d f = normalized(Vec3d{0, 0, 0.25} - eye), r = normalized(cross(f, {0, 0, 1})),
+                u = cross(r, f);
     k.rotation.set_column(0, r);
     k.rotation.set_column(1, u);
     k.rotation.set_column(2, f * -1.0);
@@ -70,7 +71,8 @@ TEST(CameraPath, JsonRoundTripAndErrors) {
     EXPECT_RADIANT_ERROR(camera_path_from_json(j, "p.json"), "p.json", "at least 2 keyframes");
     j = camera_path_to_json(p);
     j["keyframes"][1]["transform_matrix"][0][0] = 2.0;
-    EXPECT_RADIANT_ERROR(camera_path_from_json(j, "p.json"), "p.json", "keyframe 1: 'transform_matrix' does not hold a rotation");
+    EXPECT_RADIANT_ERROR(camera_path_from_json(j, "p.json"), "p.json",
+                         "keyframe 1: 'transform_matrix' does not hold a rotation");
     j = camera_path_to_json(p);
     j["fps"] = 0;
     EXPECT_RADIANT_ERROR(camera_path_from_json(j, "p.json"), "p.json", "'fps' must be");
@@ -82,18 +84,23 @@ TEST(CameraPath, JsonRoundTripAndErrors) {
 TEST(CameraPath, RenderPathWritesItsFrames) {
     test::TempDir dir;
     const DemoScene scene = test::write_tiny_demo_scene(dir / "scene", 1);
-    test::RunResult r = test::run_radiant(dir, "train " + scene.train_json + " --steps 20 --target-samples 4096 --log2-table 14 --snapshot " +
-                                                   (dir / "s.radiant"));
+    test::RunResult r =
+        test::run_radiant(dir, "train " + scene.train_json +
+                                   " --steps 20 --target-samples 4096 --log2-table 14 --snapshot " +
+                                   (dir / "s.radiant"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     save_camera_path(dir / "path.json", sample_path(false));
-    r = test::run_radiant(dir, "render " + (dir / "s.radiant") + " --path " + (dir / "path.json") + " --out-dir " + (dir / "frames"));
+    r = test::run_radiant(dir, "render " + (dir / "s.radiant") + " --path " + (dir / "path.json") +
+                                   " --out-dir " + (dir / "frames"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(std::filesystem::exists(dir / "frames/frame_0007.png"));
     EXPECT_FALSE(std::filesystem::exists(dir / "frames/frame_0008.png"));
     const RawImage f = load_image(dir / "frames/frame_0000.png");
     EXPECT_EQ(f.width, 48);
     EXPECT_EQ(f.height, 32);
-    test::expect_bad_input(dir, "render " + (dir / "s.radiant") + " --path " + (dir / "path.json") + " --orbit 3 --out-dir " + (dir / "x"),
+    test::expect_bad_input(dir,
+                           "render " + (dir / "s.radiant") + " --path " + (dir / "path.json") +
+                               " --orbit 3 --out-dir " + (dir / "x"),
                            "give one of");
 }
 

@@ -1,13 +1,13 @@
 // End-to-end checks of the `radiant` executable: exit codes, one-line errors, no partial files.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
 #include "core/system.h"
 #include "io/image.h"
-#include "cli_test_util.h"
 #include "test_util.h"
 
 namespace radiant {
@@ -48,9 +48,10 @@ TEST(Cli, FitImageRejectsBadInput) {
 
 TEST(Cli, FitImageWritesReconstructionAndReport) {
     test::TempDir dir;
-    RunResult r = run_radiant(dir, "fit-image --pattern-size 64 --steps 30 --batch 4096 "
-                                   "--log2-table 14 --eval-every 10 --out " +
-                                       (dir / "rec.png") + " --report " + (dir / "r.json"));
+    RunResult r = run_radiant(dir,
+                              "fit-image --pattern-size 64 --steps 30 --batch 4096 "
+                              "--log2-table 14 --eval-every 10 --out " +
+                                  (dir / "rec.png") + " --report " + (dir / "r.json"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("PSNR"), std::string::npos);
     RawImage rec = load_image(dir / "rec.png");

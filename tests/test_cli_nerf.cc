@@ -1,7 +1,6 @@
 // End-to-end checks of `radiant train / eval / render / demo`: results, resume, signals,
 // divergence, and bad input (one line, exit 2, no partial files).
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,14 +9,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli_test_util.h"
 #include "core/system.h"
 #include "demo/demo_scene.h"
 #include "io/image.h"
 #include "io/snapshot.h"
 #include "nn/amx.h"
-#include "cli_test_util.h"
 #include "small_demo_scene.h"
 #include "test_util.h"
 
@@ -29,7 +29,9 @@ namespace fs = std::filesystem;
 using test::expect_bad_input;
 using test::RunResult;
 
-RunResult run(const test::TempDir& dir, const std::string& args) { return test::run_radiant(dir, args); }
+RunResult run(const test::TempDir& dir, const std::string& args) {
+    return test::run_radiant(dir, args);
+}
 
 // A tiny scene and fast training options shared by the tests.
 struct Scene {
@@ -37,9 +39,11 @@ struct Scene {
     DemoScene scene;
     Scene() : scene(test::write_tiny_demo_scene(dir / "scene")) {}
     std::string train_args(const std::string& snapshot) const {
-        // fp32 MLPs on any CPU (auto picks bf16 on AMX or AVX512-BF16), so eval --precision fp32 reproduces
-        // training's validation.
-        return "train " + scene.train_json + " --log2-table 14 --target-samples 4096 --threads 2 --seed 9 --precision fp32 --snapshot " +
+        // fp32 MLPs on any CPU (auto picks bf16 on AMX or AVX512-BF16), so eval --precision fp32
+        // reproduces training's validation.
+        return "train " + scene.train_json +
+               " --log2-table 14 --target-samples 4096 --threads 2 --seed 9 --precision fp32 "
+               "--snapshot " +
                snapshot;
     }
 };
@@ -57,7 +61,8 @@ std::string params_block(const std::string& path) {
 TEST(CliNerf, TrainEvalRenderAndReports) {
     Scene s;
     const std::string snap = s.dir / "m.radiant", report = s.dir / "train.json";
-    RunResult r = run(s.dir, s.train_args(snap) + " --steps 60 --val " + s.scene.test_json + " --report " + report);
+    RunResult r = run(s.dir, s.train_args(snap) + " --steps 60 --val " + s.scene.test_json +
+                                 " --report " + report);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("snapshot: " + snap), std::string::npos) << r.out;
     const auto rep = nlohmann::json::parse(read_file(report));
@@ -68,8 +73,8 @@ TEST(CliNerf, TrainEvalRenderAndReports) {
     EXPECT_FALSE(rep["history"].empty());
 
     const std::string eval_report = s.dir / "eval.json";
-    r = run(s.dir, "eval " + snap + " " + s.scene.test_json + " --out-dir " + (s.dir / "renders") + " --report " +
-                       eval_report + " --precision fp32");
+    r = run(s.dir, "eval " + snap + " " + s.scene.test_json + " --out-dir " + (s.dir / "renders") +
+                       " --report " + eval_report + " --precision fp32");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("PSNR"), std::string::npos);
     const auto ev = nlohmann::json::parse(read_file(eval_report));
@@ -92,30 +97,33 @@ TEST(CliNerf, TrainEvalRenderAndReports) {
     r = run(s.dir, "render " + snap + " --orbit 3 --width 40 --out-dir " + (s.dir / "orbit"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     for (int i = 0; i < 3; ++i) {
-        const ImageSize size = read_image_size(s.dir / ("orbit/frame_000" + std::to_string(i) + ".png"));
+        const ImageSize size =
+            read_image_size(s.dir / ("orbit/frame_000" + std::to_string(i) + ".png"));
         EXPECT_EQ(size.width, 40);
         EXPECT_EQ(size.height, 40);
     }
-    r = run(s.dir, "render " + snap + " --transforms " + s.scene.test_json + " --out-dir " + (s.dir / "views"));
+    r = run(s.dir, "render " + snap + " --transforms " + s.scene.test_json + " --out-dir " +
+                       (s.dir / "views"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(read_image_size(s.dir / "views/frame_0001.png").width, 32);
 }
-
 
 // --encoding reshapes a new model's grid; the snapshot carries the shape, so eval rebuilds it.
 TEST(CliNerf, EightByFourEncodingTrainsAndReloads) {
     Scene s;
     const std::string snap = s.dir / "m.radiant", report = s.dir / "train.json";
-    RunResult r = run(s.dir, s.train_args(snap) + " --steps 40 --encoding 8x4 --val " + s.scene.test_json +
-                                 " --report " + report);
+    RunResult r = run(s.dir, s.train_args(snap) + " --steps 40 --encoding 8x4 --val " +
+                                 s.scene.test_json + " --report " + report);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto rep = nlohmann::json::parse(read_file(report));
     EXPECT_EQ(rep["encoding"], "8x4");
     EXPECT_GT(rep["psnr"].get<double>(), 10.0);
     const std::string eval_report = s.dir / "eval.json";
-    r = run(s.dir, "eval " + snap + " " + s.scene.test_json + " --report " + eval_report + " --precision fp32");
+    r = run(s.dir, "eval " + snap + " " + s.scene.test_json + " --report " + eval_report +
+                       " --precision fp32");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NEAR(nlohmann::json::parse(read_file(eval_report))["psnr"].get<double>(), rep["psnr"].get<double>(), 1e-6);
+    EXPECT_NEAR(nlohmann::json::parse(read_file(eval_report))["psnr"].get<double>(),
+                rep["psnr"].get<double>(), 1e-6);
     r = run(s.dir, s.train_args(s.dir / "x.radiant") + " --steps 5 --encoding 4x4");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("--encoding: 4x4 not in"), std::string::npos) << r.err;
@@ -153,7 +161,8 @@ TEST(CliNerf, CtrlCSavesASnapshotAndExitsCleanly) {
             text = read_file(err);
         } catch (...) {
         }
-        if (text.find("train ") != std::string::npos && text.find("step") != std::string::npos) break;
+        if (text.find("train ") != std::string::npos && text.find("step") != std::string::npos)
+            break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     kill(pid, SIGINT);
@@ -192,12 +201,18 @@ TEST(CliNerf, RejectsBadInput) {
     test::write_text(s.dir / "newer.radiant", newer);
     const std::string test_json = s.scene.test_json;
 
-    expect_bad_input(s.dir, "eval " + (s.dir / "cut.radiant") + " " + test_json, "cut.radiant: truncated snapshot");
-    expect_bad_input(s.dir, "eval " + (s.dir / "flip.radiant") + " " + test_json, "flip.radiant: snapshot checksum mismatch");
-    expect_bad_input(s.dir, "eval " + (s.dir / "newer.radiant") + " " + test_json, "newer than this build reads");
-    expect_bad_input(s.dir, "render " + (s.dir / "cut.radiant") + " --orbit 2", "truncated snapshot");
-    expect_bad_input(s.dir, "eval " + snap + " " + test_json + " --background pink", "--background");
-    for (const std::string& bad : {"eval " + snap + " " + test_json + " --precision fp16", "render " + snap + " --orbit 2 --precision half"}) {
+    expect_bad_input(s.dir, "eval " + (s.dir / "cut.radiant") + " " + test_json,
+                     "cut.radiant: truncated snapshot");
+    expect_bad_input(s.dir, "eval " + (s.dir / "flip.radiant") + " " + test_json,
+                     "flip.radiant: snapshot checksum mismatch");
+    expect_bad_input(s.dir, "eval " + (s.dir / "newer.radiant") + " " + test_json,
+                     "newer than this build reads");
+    expect_bad_input(s.dir, "render " + (s.dir / "cut.radiant") + " --orbit 2",
+                     "truncated snapshot");
+    expect_bad_input(s.dir, "eval " + snap + " " + test_json + " --background pink",
+                     "--background");
+    for (const std::string& bad : {"eval " + snap + " " + test_json + " --precision fp16",
+                                   "render " + snap + " --orbit 2 --precision half"}) {
         const RunResult b = run(s.dir, bad);
         EXPECT_EQ(b.exit_code, 2) << bad;  // a usage error, from the option's check
         EXPECT_NE(b.err.find("--precision: "), std::string::npos) << b.err;
@@ -205,12 +220,16 @@ TEST(CliNerf, RejectsBadInput) {
     expect_bad_input(s.dir, "eval " + snap + " " + (s.dir / "nothing.json"), "nothing.json");
     expect_bad_input(s.dir, s.train_args(s.dir / "none.radiant") + " --steps 5 --resume",
                      "none.radiant: --resume: there is no snapshot to resume from");
-    expect_bad_input(s.dir, s.train_args(s.dir / "cut.radiant") + " --steps 5 --resume", "cut.radiant: truncated snapshot");
-    EXPECT_EQ(read_file(s.dir / "cut.radiant"), bytes.substr(0, bytes.size() / 2));  // left as it was
-    expect_bad_input(s.dir, s.train_args(s.dir / "nofolder/x.radiant") + " --steps 5", "does not exist");
+    expect_bad_input(s.dir, s.train_args(s.dir / "cut.radiant") + " --steps 5 --resume",
+                     "cut.radiant: truncated snapshot");
+    EXPECT_EQ(read_file(s.dir / "cut.radiant"),
+              bytes.substr(0, bytes.size() / 2));  // left as it was
+    expect_bad_input(s.dir, s.train_args(s.dir / "nofolder/x.radiant") + " --steps 5",
+                     "does not exist");
     expect_bad_input(s.dir, "train " + (s.dir / "missing") + " --steps 5", "missing");
     // An empty orbit, and no frames folder is made.
-    expect_bad_input(s.dir, "render " + snap + " --orbit 0 --out-dir " + (s.dir / "empty"), "at least 1 frame");
+    expect_bad_input(s.dir, "render " + snap + " --orbit 0 --out-dir " + (s.dir / "empty"),
+                     "at least 1 frame");
     EXPECT_FALSE(fs::exists(s.dir / "empty"));
     // Eval views whose images disagree with the size their json declares.
     nlohmann::json j = nlohmann::json::parse(read_file(test_json));
@@ -219,7 +238,8 @@ TEST(CliNerf, RejectsBadInput) {
     j["fl_x"] = j["fl_y"] = 50.0;
     const std::string sized = s.dir / "scene/transforms_sized.json";
     test::write_text(sized, j.dump());
-    expect_bad_input(s.dir, "eval " + snap + " " + sized + " --out-dir " + (s.dir / "never"), "r_0.png");
+    expect_bad_input(s.dir, "eval " + snap + " " + sized + " --out-dir " + (s.dir / "never"),
+                     "r_0.png");
     EXPECT_FALSE(fs::exists(s.dir / "never"));
     // None of the failures left a snapshot or a temporary file behind.
     for (auto& e : fs::directory_iterator(s.dir.path()))
@@ -230,7 +250,8 @@ TEST(CliNerf, RejectsBadInput) {
 TEST(CliNerf, DemoRunsEndToEnd) {
     test::TempDir dir;
     const std::string report = dir / "demo.json";
-    RunResult r = run(dir, "demo --steps 300 --orbit 2 --out-dir " + (dir / "demo") + " --report " + report);
+    RunResult r =
+        run(dir, "demo --steps 300 --orbit 2 --out-dir " + (dir / "demo") + " --report " + report);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("test PSNR"), std::string::npos) << r.out;
     const auto rep = nlohmann::json::parse(read_file(report));

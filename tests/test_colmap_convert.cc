@@ -1,8 +1,7 @@
 // COLMAP model -> Radiant scene: the converted cameras see exactly the rays the originals
 // saw, moved by the recorded normalisation; up, centre, scale and aabb_scale as documented.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <filesystem>
 
@@ -10,9 +9,9 @@
 #include "core/rng.h"
 #include "io/transforms.h"
 #include "io/transforms_writer.h"
-#include "scene/camera.h"
 #include "prepare/colmap_convert.h"
 #include "prepare/pose_compare.h"
+#include "scene/camera.h"
 #include "test_util.h"
 
 namespace radiant {
@@ -36,7 +35,8 @@ TEST(ColmapConvert, RaysEqualTheOriginalsUnderTheNormalisation) {
     test::KnownCapture cap = test::known_capture(12, target, 10.0, up, 50, 3.0);
     TempDir dir;
     write_colmap_model(cap.model, dir.path().string(), true);
-    const ConvertedScene scene = convert_colmap_model(read_colmap_model(dir.path().string()), "imgs", "model");
+    const ConvertedScene scene =
+        convert_colmap_model(read_colmap_model(dir.path().string()), "imgs", "model");
     const Similarity& s = scene.normalization.to_scene;
     ASSERT_EQ(scene.dataset.frames.size(), 12u);
     const CameraIntrinsics original = colmap_intrinsics(cap.model.cameras[0], "m");
@@ -44,7 +44,8 @@ TEST(ColmapConvert, RaysEqualTheOriginalsUnderTheNormalisation) {
     Pcg32 rng(11, 0);
     for (size_t i = 0; i < 12; ++i) {
         const Frame& f = scene.dataset.frames[i];  // sorted by name = capture order here
-        EXPECT_EQ(f.image_path, (std::filesystem::path("imgs") / cap.model.images[i].name).string());
+        EXPECT_EQ(f.image_path,
+                  (std::filesystem::path("imgs") / cap.model.images[i].name).string());
         const auto before = pose_matrix(cap.rotations[i], cap.centres[i]);
         for (int k = 0; k < 20; ++k) {
             const float px = rng.next_float() * 64, py = rng.next_float() * 48;
@@ -65,7 +66,8 @@ TEST(ColmapConvert, RaysEqualTheOriginalsUnderTheNormalisation) {
     double mean_distance = 0;
     for (const Frame& f : scene.dataset.frames) {
         mean_up += Vec3d{f.camera_to_world[1], f.camera_to_world[5], f.camera_to_world[9]};
-        mean_distance += norm(Vec3d{f.camera_to_world[3], f.camera_to_world[7], f.camera_to_world[11]});
+        mean_distance +=
+            norm(Vec3d{f.camera_to_world[3], f.camera_to_world[7], f.camera_to_world[11]});
     }
     mean_up = normalized(mean_up);
     EXPECT_NEAR(mean_up.z, 1.0, 1e-6);
@@ -100,7 +102,8 @@ TEST(ColmapConvert, ForwardFacingCapturesCentreOnThePoints) {
     cap.model.cameras.push_back(cam);
     const Mat3d r = test::look_at_rotation({0, 0, 0}, {0, 10, 0}, {0, 0, 1});
     for (int i = 0; i < 6; ++i)
-        cap.model.images.push_back(test::colmap_image(uint32_t(i + 1), 1, fmt::format("f{}", i), r, {i * 0.5 - 1.5, 0, 0}));
+        cap.model.images.push_back(test::colmap_image(uint32_t(i + 1), 1, fmt::format("f{}", i), r,
+                                                      {i * 0.5 - 1.5, 0, 0}));
     for (int i = 0; i < 30; ++i) {
         ColmapPoint3D p;
         p.id = uint64_t(i + 1);
@@ -131,7 +134,8 @@ TEST(ColmapConvert, WrittenTransformsReadBackAndMatchPoses) {
     for (size_t i = 0; i < back.frames.size(); ++i) {
         const Frame &a = back.frames[i], &b = scene.dataset.frames[i];
         EXPECT_EQ(a.camera_to_world, b.camera_to_world);
-        EXPECT_EQ(std::filesystem::path(a.image_path).filename(), std::filesystem::path(b.image_path).filename());
+        EXPECT_EQ(std::filesystem::path(a.image_path).filename(),
+                  std::filesystem::path(b.image_path).filename());
         EXPECT_EQ(a.sharpness, 12.5f);
         EXPECT_EQ(a.camera.fl_x, b.camera.fl_x);
         EXPECT_EQ(a.camera.cy, b.camera.cy);

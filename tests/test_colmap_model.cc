@@ -102,7 +102,8 @@ TEST(ColmapModel, TruncatedAndCorruptBinaryFilesAreNamed) {
     const uint64_t n = uint64_t(1) << 60;
     std::memcpy(huge.data(), &n, 8);
     write_text(images, huge);
-    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "images.bin", "more than the file");
+    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "images.bin",
+                         "more than the file");
     write_text(images, bytes + "x");
     EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "images.bin", "unexpected bytes");
     write_text(images, bytes);
@@ -111,7 +112,8 @@ TEST(ColmapModel, TruncatedAndCorruptBinaryFilesAreNamed) {
     const int32_t bad_model = 99;
     std::memcpy(cb.data() + 8 + 4, &bad_model, 4);
     write_text(cams, cb);
-    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "cameras.bin", "unknown camera model id 99");
+    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "cameras.bin",
+                         "unknown camera model id 99");
 }
 
 TEST(ColmapModel, ImageWithAMissingCameraIsRefused) {
@@ -126,19 +128,27 @@ TEST(ColmapModel, MalformedTextFilesNameTheLine) {
     TempDir dir;
     write_colmap_model(sample_model(), dir.path().string(), false);
     write_text(dir / "cameras.txt", "# comment\n1 OPENCV 64 48 60 58 32\n");
-    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "cameras.txt", "takes 8 parameters, got 3");
+    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "cameras.txt",
+                         "takes 8 parameters, got 3");
     write_text(dir / "cameras.txt", "1 NO_SUCH_MODEL 64 48 1 2 3\n");
-    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "cameras.txt", "line 1: unknown camera model");
-    write_text(dir / "cameras.txt", "1 PINHOLE 64 48 60 60 32 24\n2 PINHOLE 64 48 60 60 32 24\n1 PINHOLE 64 48 60 60 32 24\n");
-    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "cameras.txt", "camera id 1 appears twice");
+    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "cameras.txt",
+                         "line 1: unknown camera model");
+    write_text(
+        dir / "cameras.txt",
+        "1 PINHOLE 64 48 60 60 32 24\n2 PINHOLE 64 48 60 60 32 24\n1 PINHOLE 64 48 60 60 32 24\n");
+    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "cameras.txt",
+                         "camera id 1 appears twice");
     write_text(dir / "cameras.txt", "1 PINHOLE 64 48 60 60 32 24\n");
     write_text(dir / "images.txt", "10 1 0 0 0 0 0 zero 1 a.png\n\n");
-    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "images.txt", "line 1: expected TX TY TZ");
+    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "images.txt",
+                         "line 1: expected TX TY TZ");
     write_text(dir / "images.txt", "10 0 0 0 0 0 0 0 1 a.png\n\n");
-    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "images.txt", "zero rotation quaternion");
+    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), "images.txt",
+                         "zero rotation quaternion");
     std::filesystem::remove(dir / "images.txt");
     std::filesystem::remove(dir / "images.bin");
-    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), dir.path().string(), "no images.bin or images.txt");
+    EXPECT_RADIANT_ERROR(read_colmap_model(dir.path().string()), dir.path().string(),
+                         "no images.bin or images.txt");
 }
 
 TEST(ColmapModel, IntrinsicsOfEachModel) {
@@ -175,7 +185,8 @@ TEST(ColmapModel, IntrinsicsOfEachModel) {
     EXPECT_TRUE(c.fisheye);
     EXPECT_FLOAT_EQ(c.k2, -0.2f);
     EXPECT_RADIANT_ERROR(cam(7, {50, 51, 49, 41, 0.9}), "m", "FOV model");
-    EXPECT_RADIANT_ERROR(cam(6, {50, 51, 49, 41, 0.1, -0.2, 0.01, -0.02, 0.05, 0.1, 0, 0}), "m", "FULL_OPENCV");
+    EXPECT_RADIANT_ERROR(cam(6, {50, 51, 49, 41, 0.1, -0.2, 0.01, -0.02, 0.05, 0.1, 0, 0}), "m",
+                         "FULL_OPENCV");
 }
 
 TEST(ColmapModel, CameraToWorldInvertsThePose) {

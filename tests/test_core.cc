@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
-#include <atomic>
-#include <thread>
-#include <chrono>
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "core/error.h"
 #include "core/report.h"

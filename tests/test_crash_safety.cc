@@ -2,7 +2,6 @@
 // last checkpoint, a full disk during a snapshot write leaves the previous snapshot loadable, and
 // a read-only output folder is refused before training starts.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,8 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string train_args(const DemoScene& scene, const std::string& snapshot) {
-    return "train " + scene.train_json + " --log2-table 14 --target-samples 4096 --threads 1 --seed 3 --snapshot " +
-           snapshot;
+    return "train " + scene.train_json +
+           " --log2-table 14 --target-samples 4096 --threads 1 --seed 3 --snapshot " + snapshot;
 }
 
 // Starts `radiant ARGS` (a shell fragment) with its output into `dir`; returns the pid.
@@ -34,20 +33,23 @@ pid_t spawn_radiant(const test::TempDir& dir, const std::string& args) {
     const pid_t pid = fork();
     if (pid == 0) {
         // exec replaces the shell with radiant, so the pid is radiant's and SIGKILL reaches it.
-        const std::string cmd = "exec " + std::string(RADIANT_BINARY) + " " + args + " > " + (dir / "out.txt") +
-                                " 2> " + (dir / "err.txt");
+        const std::string cmd = "exec " + std::string(RADIANT_BINARY) + " " + args + " > " +
+                                (dir / "out.txt") + " 2> " + (dir / "err.txt");
         execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
         _exit(127);
     }
     return pid;
 }
 
-std::string read_file_if_any(const std::string& path) { return fs::exists(path) ? read_file(path) : std::string(); }
+std::string read_file_if_any(const std::string& path) {
+    return fs::exists(path) ? read_file(path) : std::string();
+}
 
 std::vector<std::string> temporaries_in(const std::string& folder) {
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(folder))
-        if (e.path().filename().string().find(".tmp.") != std::string::npos) names.push_back(e.path().filename());
+        if (e.path().filename().string().find(".tmp.") != std::string::npos)
+            names.push_back(e.path().filename());
     return names;
 }
 
@@ -65,7 +67,8 @@ int non_empty_lines(const std::string& text) {
 
 // True when this machine lets a test mount a small tmpfs in its own mount namespace.
 bool can_mount_tmpfs() {
-    return std::system("unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs /tmp' > /dev/null 2>&1") == 0;
+    return std::system(
+               "unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs /tmp' > /dev/null 2>&1") == 0;
 }
 
 TEST(CrashSafety, TwentySigkillsAtRandomMomentsThenTheRunFinishes) {
@@ -86,13 +89,15 @@ TEST(CrashSafety, TwentySigkillsAtRandomMomentsThenTheRunFinishes) {
     for (int attempt = 0; attempt < 60 && kills < 20; ++attempt) {
         const bool resume = fs::exists(snap);
         fs::remove(dir / "err.txt");  // the last attempt's start-up line must not count
-        const pid_t pid = spawn_radiant(dir, train_args(scene, snap) + " --steps " + std::to_string(total_steps) +
-                                                 " --checkpoint-every 5" + (resume ? " --resume" : ""));
+        const pid_t pid =
+            spawn_radiant(dir, train_args(scene, snap) + " --steps " + std::to_string(total_steps) +
+                                   " --checkpoint-every 5" + (resume ? " --resume" : ""));
         ASSERT_GT(pid, 0);
         // The "train: SCENE: N views" line comes once the images are staged (or the process ends).
         int status = 0;
         bool ended = false;
-        for (int i = 0; i < 600 && read_file_if_any(dir / "err.txt").find("views") == std::string::npos; ++i) {
+        for (int i = 0;
+             i < 600 && read_file_if_any(dir / "err.txt").find("views") == std::string::npos; ++i) {
             if ((ended = waitpid(pid, &status, WNOHANG) == pid)) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
@@ -111,7 +116,8 @@ TEST(CrashSafety, TwentySigkillsAtRandomMomentsThenTheRunFinishes) {
         }
         if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
             // It finished before the kill: that is only right if every step is done.
-            ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_file(dir / "err.txt");
+            ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                << read_file(dir / "err.txt");
             break;
         }
         ASSERT_TRUE(killed);
@@ -128,8 +134,9 @@ TEST(CrashSafety, TwentySigkillsAtRandomMomentsThenTheRunFinishes) {
     EXPECT_GE(kills, 20) << "the run finished before 20 kills; make it longer";
     EXPECT_GE(kills_with_a_snapshot, 10);
     // The last start cleans what the kills left and finishes with exactly the steps asked for.
-    test::RunResult r = test::run_radiant(dir, train_args(scene, snap) + " --steps " + std::to_string(total_steps) +
-                                                   " --checkpoint-every 5" + (fs::exists(snap) ? " --resume" : ""));
+    test::RunResult r =
+        test::run_radiant(dir, train_args(scene, snap) + " --steps " + std::to_string(total_steps) +
+                                   " --checkpoint-every 5" + (fs::exists(snap) ? " --resume" : ""));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(snapshot_step(snap), total_steps);
     EXPECT_TRUE(temporaries_in(out).empty()) << temporaries_in(out).front();
@@ -144,14 +151,18 @@ TEST(CrashSafety, StaleTemporaryOfADeadWriterIsRemovedAtTheNextStart) {
     test::write_text(snap + ".tmp." + std::to_string(getpid()), "being written");
     test::RunResult r = test::run_radiant(dir, train_args(scene, snap) + " --steps 3");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.err.find("removed 1 temporary file left by an interrupted write of " + snap), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("removed 1 temporary file left by an interrupted write of " + snap),
+              std::string::npos)
+        << r.err;
     EXPECT_FALSE(fs::exists(snap + ".tmp.999999999"));
-    EXPECT_TRUE(fs::exists(snap + ".tmp." + std::to_string(getpid())));  // a live writer's file is kept
+    EXPECT_TRUE(
+        fs::exists(snap + ".tmp." + std::to_string(getpid())));  // a live writer's file is kept
     EXPECT_EQ(snapshot_step(snap), 3u);
 }
 
 TEST(CrashSafety, FullDiskDuringASnapshotWriteKeepsThePreviousSnapshot) {
-    if (!can_mount_tmpfs()) GTEST_SKIP() << "cannot mount a tmpfs here (needs unshare -rm); skipping";
+    if (!can_mount_tmpfs())
+        GTEST_SKIP() << "cannot mount a tmpfs here (needs unshare -rm); skipping";
     test::TempDir dir;
     const DemoScene scene = test::write_tiny_demo_scene(dir / "scene");
     // How big one snapshot is; the small disk then holds one, but not one more beside it.
@@ -160,23 +171,27 @@ TEST(CrashSafety, FullDiskDuringASnapshotWriteKeepsThePreviousSnapshot) {
     const size_t bytes = fs::file_size(probe);
     const std::string disk = dir / "disk", kept = dir / "kept.radiant";
     fs::create_directories(disk);
-    const std::string inner = std::string(RADIANT_BINARY) + " " + train_args(scene, disk + "/m.radiant") +
-                              " --steps 20 --checkpoint-every 10 2> " + (dir / "err.txt") + "; echo $? > " +
-                              (dir / "code.txt") + "; ls -a " + disk + " > " + (dir / "ls.txt") + "; cp " + disk +
-                              "/m.radiant " + kept;
-    const std::string cmd = "unshare -rm sh -c 'mount -t tmpfs -o size=" + std::to_string(bytes * 3 / 2 / 1024) +
-                            "k tmpfs " + disk + " && " + inner + "'";
+    const std::string inner = std::string(RADIANT_BINARY) + " " +
+                              train_args(scene, disk + "/m.radiant") +
+                              " --steps 20 --checkpoint-every 10 2> " + (dir / "err.txt") +
+                              "; echo $? > " + (dir / "code.txt") + "; ls -a " + disk + " > " +
+                              (dir / "ls.txt") + "; cp " + disk + "/m.radiant " + kept;
+    const std::string cmd =
+        "unshare -rm sh -c 'mount -t tmpfs -o size=" + std::to_string(bytes * 3 / 2 / 1024) +
+        "k tmpfs " + disk + " && " + inner + "'";
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
     const std::string err = read_file(dir / "err.txt");
     EXPECT_EQ(std::stoi(read_file(dir / "code.txt")), 2) << err;
     // One line, the last one: the file, the reason, and that the previous snapshot is kept.
     std::string last = err.substr(0, err.find_last_not_of('\n') + 1);
     last = last.substr(last.rfind('\n') + 1);
-    EXPECT_NE(last.find("m.radiant: cannot write: No space left on device (the previous snapshot there is untouched)"),
+    EXPECT_NE(last.find("m.radiant: cannot write: No space left on device (the previous snapshot "
+                        "there is untouched)"),
               std::string::npos)
         << err;
     EXPECT_EQ(snapshot_step(kept), 10u);  // the checkpoint before the failed write
-    EXPECT_EQ(read_file(dir / "ls.txt").find(".tmp."), std::string::npos) << "temporary left on the full disk";
+    EXPECT_EQ(read_file(dir / "ls.txt").find(".tmp."), std::string::npos)
+        << "temporary left on the full disk";
 }
 
 TEST(CrashSafety, ReadOnlyOutputFolderIsRefusedBeforeTraining) {
@@ -187,18 +202,22 @@ TEST(CrashSafety, ReadOnlyOutputFolderIsRefusedBeforeTraining) {
     std::string run;
     if (geteuid() != 0) {
         fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
-        run = std::string(RADIANT_BINARY) + " " + train_args(scene, ro + "/m.radiant") + " --steps 50";
+        run = std::string(RADIANT_BINARY) + " " + train_args(scene, ro + "/m.radiant") +
+              " --steps 50";
     } else {
         // Root writes through permission bits; a read-only mount stops it.
-        if (!can_mount_tmpfs()) GTEST_SKIP() << "running as root and cannot mount a read-only tmpfs; skipping";
-        run = "unshare -rm sh -c 'mount -t tmpfs -o ro tmpfs " + ro + " && exec " + RADIANT_BINARY + " " +
-              train_args(scene, ro + "/m.radiant") + " --steps 50'";
+        if (!can_mount_tmpfs())
+            GTEST_SKIP() << "running as root and cannot mount a read-only tmpfs; skipping";
+        run = "unshare -rm sh -c 'mount -t tmpfs -o ro tmpfs " + ro + " && exec " + RADIANT_BINARY +
+              " " + train_args(scene, ro + "/m.radiant") + " --steps 50'";
     }
-    const int status = std::system((run + " > " + (dir / "out.txt") + " 2> " + (dir / "err.txt")).c_str());
+    const int status =
+        std::system((run + " > " + (dir / "out.txt") + " 2> " + (dir / "err.txt")).c_str());
     fs::permissions(ro, fs::perms::owner_all);
     const std::string err = read_file(dir / "err.txt");
     EXPECT_EQ(WEXITSTATUS(status), 2) << err;
-    EXPECT_NE(err.find("--snapshot: cannot write in folder '" + ro + "': "), std::string::npos) << err;
+    EXPECT_NE(err.find("--snapshot: cannot write in folder '" + ro + "': "), std::string::npos)
+        << err;
     EXPECT_EQ(err.find("train: "), std::string::npos) << "training started: " << err;
     EXPECT_EQ(non_empty_lines(err), 1) << err;
 }

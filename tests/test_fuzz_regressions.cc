@@ -9,9 +9,9 @@
 
 #include "../fuzz/colmap_seed.h"
 #include "io/mesh_io.h"
-#include "scene/camera_path.h"
 #include "prepare/colmap_convert.h"
 #include "prepare/colmap_model.h"
+#include "scene/camera_path.h"
 #include "test_util.h"
 
 namespace radiant {
@@ -45,30 +45,35 @@ TEST(FuzzRegressions, PlyNormalComponentWithoutNxIsRead) {
 
 // A second 'vertex' element resized the positions but not the normals.
 TEST(FuzzRegressions, PlyTwoVertexElements) {
-    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_two_vertex_elements"), "ply_two_vertex_elements.ply",
-                         "more than one 'vertex' element");
+    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_two_vertex_elements"),
+                         "ply_two_vertex_elements.ply", "more than one 'vertex' element");
 }
 
 // NaN where a colour, a list length or a face index goes: float-to-integer conversions of NaN
 // (undefined behaviour) slipped past comparisons that NaN fails both ways.
 TEST(FuzzRegressions, PlyNaNColour) {
-    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_nan_colour"), "ply_nan_colour.ply", "'red' is not a number");
+    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_nan_colour"), "ply_nan_colour.ply",
+                         "'red' is not a number");
 }
 TEST(FuzzRegressions, PlyNaNListLength) {
-    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_nan_list_count"), "ply_nan_list_count.ply", "PLY list with a bad length");
+    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_nan_list_count"), "ply_nan_list_count.ply",
+                         "PLY list with a bad length");
 }
 TEST(FuzzRegressions, PlyNaNFaceIndex) {
-    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_nan_index"), "ply_nan_index.ply", "PLY face index out of range");
+    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_nan_index"), "ply_nan_index.ply",
+                         "PLY face index out of range");
 }
 
 // An element with entries but no properties: the file-size check skipped it, so 'vertex
 // 100000000000' allocated 1.2 TB of positions and 'thing 18446744073709551615' looped forever.
 TEST(FuzzRegressions, PlyVertexElementWithoutProperties) {
-    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_vertex_without_properties"), "ply_vertex_without_properties.ply",
+    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_vertex_without_properties"),
+                         "ply_vertex_without_properties.ply",
                          "'vertex' has 100000000000 entries but no properties");
 }
 TEST(FuzzRegressions, PlyHugeElementWithoutProperties) {
-    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_empty_element_huge_count"), "ply_empty_element_huge_count.ply",
+    EXPECT_RADIANT_ERROR(decode_mesh_input("ply_empty_element_huge_count"),
+                         "ply_empty_element_huge_count.ply",
                          "'thing' has 18446744073709551615 entries but no properties");
 }
 
@@ -83,7 +88,8 @@ TEST(FuzzRegressions, GlbFloatMode) {
                          "glTF 'mode' must be a non-negative integer");
 }
 TEST(FuzzRegressions, GlbFloatIndicesAccessor) {
-    EXPECT_RADIANT_ERROR(decode_mesh_input("glb_float_indices_accessor"), "glb_float_indices_accessor.glb",
+    EXPECT_RADIANT_ERROR(decode_mesh_input("glb_float_indices_accessor"),
+                         "glb_float_indices_accessor.glb",
                          "glTF 'indices' must be a non-negative integer");
 }
 TEST(FuzzRegressions, GlbNaNFloatIndex) {
@@ -93,7 +99,8 @@ TEST(FuzzRegressions, GlbNaNFloatIndex) {
 
 // "format": 48 made j.value("format", "") throw nlohmann's type_error out of the loader.
 TEST(FuzzRegressions, CameraPathFormatIsANumber) {
-    const std::string path = std::string(RADIANT_SOURCE_DIR) + "/fuzz/regressions/camera_path/format_is_a_number.json";
+    const std::string path =
+        std::string(RADIANT_SOURCE_DIR) + "/fuzz/regressions/camera_path/format_is_a_number.json";
     EXPECT_RADIANT_ERROR(load_camera_path(path), "format_is_a_number.json", "not a camera path");
 }
 
@@ -103,12 +110,16 @@ TEST(FuzzRegressions, ColmapFocalBeyondFloatRange) {
     test::TempDir dir;
     write_colmap_model(fuzz::colmap_seed_model(), dir.path().string(), false);
     // The harness's input: a selector byte (0: text cameras), then cameras.txt.
-    test::write_text(dir / "cameras.txt", regression_input("colmap", "cameras_focal_beyond_float.txt").substr(1));
+    test::write_text(dir / "cameras.txt",
+                     regression_input("colmap", "cameras_focal_beyond_float.txt").substr(1));
     const ColmapModel model = read_colmap_model(dir.path().string());
     ASSERT_EQ(model.cameras.size(), 2u);
-    EXPECT_RADIANT_ERROR(colmap_intrinsics(model.cameras[0], "sparse/0"), "sparse/0", "camera 1 has a parameter beyond float range");
-    EXPECT_RADIANT_ERROR(colmap_intrinsics(model.cameras[1], "sparse/0"), "sparse/0", "camera 2 has a parameter beyond float range");
-    EXPECT_RADIANT_ERROR(convert_colmap_model(model, "images", "sparse/0"), "sparse/0", "beyond float range");
+    EXPECT_RADIANT_ERROR(colmap_intrinsics(model.cameras[0], "sparse/0"), "sparse/0",
+                         "camera 1 has a parameter beyond float range");
+    EXPECT_RADIANT_ERROR(colmap_intrinsics(model.cameras[1], "sparse/0"), "sparse/0",
+                         "camera 2 has a parameter beyond float range");
+    EXPECT_RADIANT_ERROR(convert_colmap_model(model, "images", "sparse/0"), "sparse/0",
+                         "beyond float range");
 }
 
 }  // namespace

@@ -19,20 +19,35 @@ std::vector<float> randoms(size_t n, uint64_t seed, float scale = 1.0f) {
 
 // SIMD GEMM agrees with the reference on every shape the MLP uses, incl. strides and masks.
 TEST(Gemm, SimdMatchesReference) {
-    struct Shape { size_t M, N, K; bool transposed_a; bool accumulate, relu, mask; };
-    const Shape shapes[] = {{128, 64, 32, false, false, true, false}, {128, 16, 64, false, false, false, false},
-                            {64, 64, 128, true, true, false, false}, {32, 16, 128, true, true, false, false},
-                            {128, 64, 3, false, false, false, true}, {7, 32, 5, false, true, true, true},
-                            {1, 128, 64, false, false, false, false}, {130, 48, 16, true, false, false, false}};
+    struct Shape {
+        size_t M, N, K;
+        bool transposed_a;
+        bool accumulate, relu, mask;
+    };
+    const Shape shapes[] = {
+        {128, 64, 32, false, false, true, false}, {128, 16, 64, false, false, false, false},
+        {64, 64, 128, true, true, false, false},  {32, 16, 128, true, true, false, false},
+        {128, 64, 3, false, false, false, true},  {7, 32, 5, false, true, true, true},
+        {1, 128, 64, false, false, false, false}, {130, 48, 16, true, false, false, false}};
     for (const Shape& s : shapes) {
         auto a = randoms(s.M * s.K, 1), b = randoms(s.K * s.N, 2), mask = randoms(s.M * s.N, 3);
         auto c_simd = randoms(s.M * s.N, 4), c_ref = c_simd;
         GemmArgs g;
-        g.M = s.M; g.N = s.N; g.K = s.K; g.A = a.data();
+        g.M = s.M;
+        g.N = s.N;
+        g.K = s.K;
+        g.A = a.data();
         g.a_row_stride = s.transposed_a ? 1 : s.K;
         g.a_col_stride = s.transposed_a ? s.M : 1;
-        g.B = b.data(); g.ldb = s.N; g.ldc = s.N; g.accumulate = s.accumulate; g.relu = s.relu;
-        if (s.mask) { g.relu_mask = mask.data(); g.ld_mask = s.N; }
+        g.B = b.data();
+        g.ldb = s.N;
+        g.ldc = s.N;
+        g.accumulate = s.accumulate;
+        g.relu = s.relu;
+        if (s.mask) {
+            g.relu_mask = mask.data();
+            g.ld_mask = s.N;
+        }
         g.C = c_simd.data();
         gemm(g, KernelImpl::kSimd);
         g.C = c_ref.data();
@@ -87,17 +102,20 @@ TEST_P(MlpGradient, MatchesFiniteDifferences) {
         const float* y = mlp.forward(packed.data(), input.data(), 16, n, ws);
         double l = 0;
         for (size_t i = 0; i < n; ++i)
-            for (int o = 0; o < 3; ++o) l += double(weights[i * 3 + o]) * y[i * mlp.output_stride() + o];
+            for (int o = 0; o < 3; ++o)
+                l += double(weights[i * 3 + o]) * y[i * mlp.output_stride() + o];
         return l;
     };
     loss();
     std::vector<float> grads(mlp.n_params(), 0.0f);
     std::vector<float> d_input(n * 16);
-    mlp.backward(params.data(), packed.data(), input.data(), 16, n, weights.data(), 3, ws, grads.data(),
-                 d_input.data());
+    mlp.backward(params.data(), packed.data(), input.data(), 16, n, weights.data(), 3, ws,
+                 grads.data(), d_input.data());
 
-    double nmse_p = test::gradient_nmse(params, grads, loss, 1e-3f, test::every_index(params.size()));
-    double nmse_x = test::gradient_nmse(input, d_input, loss, 1e-3f, test::every_index(input.size()));
+    double nmse_p =
+        test::gradient_nmse(params, grads, loss, 1e-3f, test::every_index(params.size()));
+    double nmse_x =
+        test::gradient_nmse(input, d_input, loss, 1e-3f, test::every_index(input.size()));
     EXPECT_LT(nmse_p, 1e-4) << activation_name(act);
     EXPECT_LT(nmse_x, 1e-4) << activation_name(act);
 }
@@ -129,8 +147,10 @@ TEST(FusedMlp, SimdMatchesScalarForwardAndBackward) {
     const float* y2 = scalar.forward(packed.data(), input.data(), 32, n, ws2);
     for (size_t i = 0; i < n * 16; ++i) ASSERT_NEAR(y1[i], y2[i], 1e-5f);
     std::vector<float> g1(simd.n_params(), 0), g2(simd.n_params(), 0), dx1(n * 32), dx2(n * 32);
-    simd.backward(params.data(), packed.data(), input.data(), 32, n, d_out.data(), 16, ws1, g1.data(), dx1.data());
-    scalar.backward(params.data(), packed.data(), input.data(), 32, n, d_out.data(), 16, ws2, g2.data(), dx2.data());
+    simd.backward(params.data(), packed.data(), input.data(), 32, n, d_out.data(), 16, ws1,
+                  g1.data(), dx1.data());
+    scalar.backward(params.data(), packed.data(), input.data(), 32, n, d_out.data(), 16, ws2,
+                    g2.data(), dx2.data());
     for (size_t i = 0; i < g1.size(); ++i) ASSERT_NEAR(g1[i], g2[i], 1e-4f * (1 + std::abs(g2[i])));
     for (size_t i = 0; i < dx1.size(); ++i) ASSERT_NEAR(dx1[i], dx2[i], 1e-5f);
 }

@@ -7,8 +7,8 @@ namespace radiant {
 namespace {
 
 Mat3d random_rotation(Pcg32& rng) {
-    return quaternion_to_rotation(rng.next_float() - 0.5, rng.next_float() - 0.5, rng.next_float() - 0.5,
-                                  rng.next_float() - 0.5);
+    return quaternion_to_rotation(rng.next_float() - 0.5, rng.next_float() - 0.5,
+                                  rng.next_float() - 0.5, rng.next_float() - 0.5);
 }
 
 TEST(Geometry, QuaternionRoundTripAndOrthonormal) {
@@ -38,8 +38,10 @@ TEST(Geometry, QuaternionKnownAnswer) {
 TEST(Geometry, RotationBetweenVectors) {
     Pcg32 rng(5, 0);
     for (int i = 0; i < 50; ++i) {
-        const Vec3d a = normalized({rng.next_float() - 0.5, rng.next_float() - 0.5, rng.next_float() - 0.5});
-        const Vec3d b = normalized({rng.next_float() - 0.5, rng.next_float() - 0.5, rng.next_float() - 0.5});
+        const Vec3d a =
+            normalized({rng.next_float() - 0.5, rng.next_float() - 0.5, rng.next_float() - 0.5});
+        const Vec3d b =
+            normalized({rng.next_float() - 0.5, rng.next_float() - 0.5, rng.next_float() - 0.5});
         const Vec3d r = rotation_between(a, b) * a;
         EXPECT_NEAR(norm(r - b), 0, 1e-12);
     }
@@ -72,7 +74,8 @@ TEST(Geometry, AlignSimilarityRecoversAKnownTransform) {
     truth.translation = {1.5, -3, 0.25};
     std::vector<Vec3d> src, dst;
     for (int i = 0; i < 20; ++i) {
-        src.push_back({rng.next_float() * 4.0 - 2, rng.next_float() * 4.0 - 2, rng.next_float() * 4.0 - 2});
+        src.push_back(
+            {rng.next_float() * 4.0 - 2, rng.next_float() * 4.0 - 2, rng.next_float() * 4.0 - 2});
         dst.push_back(truth.apply(src.back()));
     }
     const Similarity s = align_similarity(src, dst);
@@ -84,7 +87,8 @@ TEST(Geometry, AlignSimilarityRecoversAKnownTransform) {
     const auto m = twice.matrix();
     const Vec3d p{0.3, -0.7, 1.1}, q = s.apply(truth.apply(p));
     for (int r = 0; r < 3; ++r)
-        EXPECT_NEAR(m[size_t(r * 4)] * p.x + m[size_t(r * 4 + 1)] * p.y + m[size_t(r * 4 + 2)] * p.z + m[size_t(r * 4 + 3)],
+        EXPECT_NEAR(m[size_t(r * 4)] * p.x + m[size_t(r * 4 + 1)] * p.y +
+                        m[size_t(r * 4 + 2)] * p.z + m[size_t(r * 4 + 3)],
                     q[r], 1e-9);
 }
 
@@ -94,7 +98,8 @@ TEST(Geometry, ClosestPointToLines) {
     std::vector<Vec3d> origins, dirs;
     Pcg32 rng(9, 0);
     for (int i = 0; i < 10; ++i) {
-        const Vec3d d = normalized({rng.next_float() - 0.5, rng.next_float() - 0.5, rng.next_float() - 0.5});
+        const Vec3d d =
+            normalized({rng.next_float() - 0.5, rng.next_float() - 0.5, rng.next_float() - 0.5});
         origins.push_back(target - d * (2.0 + i));
         dirs.push_back(d);
     }

@@ -13,10 +13,10 @@ namespace {
 // A camera at `eye` (unit-cube frame, with scale 1 and offset 0 the world frame is that frame)
 // looking along +x, image up = +z: OpenGL axes x_cam = -y, y_cam = +z, z_cam = -x.
 std::array<float, 16> pose_looking_along_x(Vec3 eye) {
-    return {0, 0, -1, eye.x,  //
-            -1, 0, 0, eye.y,  //
-            0, 1, 0, eye.z,   //
-            0, 0, 0, 1};
+    return {0,  0, -1, eye.x,  //
+            -1, 0, 0,  eye.y,  //
+            0,  1, 0,  eye.z,  //
+            0,  0, 0,  1};
 }
 
 CameraIntrinsics small_camera(float focal = 40, float k1 = 0, float k2 = 0) {
@@ -43,17 +43,22 @@ TEST(GridVisibility, FrustumHoldsWhatThePixelsSeeAndNothingBehindOrBeside) {
     // Points along pixel rays are inside, with no slack needed.
     Pcg32 rng(3);
     for (int i = 0; i < 200; ++i) {
-        const Ray r = camera_ray(cam, pose, kIdentity, rng.next_float() * 64, rng.next_float() * 48);
+        const Ray r =
+            camera_ray(cam, pose, kIdentity, rng.next_float() * 64, rng.next_float() * 48);
         const float t = 0.1f + 5 * rng.next_float();
-        EXPECT_TRUE(frustum_meets_sphere(f, {r.origin.x + t * r.direction.x, r.origin.y + t * r.direction.y,
-                                             r.origin.z + t * r.direction.z}, 0.0f));
+        EXPECT_TRUE(
+            frustum_meets_sphere(f,
+                                 {r.origin.x + t * r.direction.x, r.origin.y + t * r.direction.y,
+                                  r.origin.z + t * r.direction.z},
+                                 0.0f));
     }
     // Behind the camera, or well beside the image, is not; a sphere reaching in is.
     EXPECT_FALSE(frustum_meets_sphere(f, {-1.0f, 0.0f, 0.0f}, 0.1f));
     EXPECT_FALSE(frustum_meets_sphere(f, {1.0f, 2.0f, 0.0f}, 0.1f));   // 63 degrees to the left
     EXPECT_FALSE(frustum_meets_sphere(f, {1.0f, 0.0f, -1.5f}, 0.1f));  // far below
     EXPECT_TRUE(frustum_meets_sphere(f, {1.0f, 2.0f, 0.0f}, 1.5f));
-    EXPECT_TRUE(frustum_meets_sphere(f, {-0.05f, 0.0f, 0.0f}, 0.1f)) << "a sphere around the camera";
+    EXPECT_TRUE(frustum_meets_sphere(f, {-0.05f, 0.0f, 0.0f}, 0.1f))
+        << "a sphere around the camera";
 }
 
 // Every point along every pixel's ray lies in the frustum, whatever the pose's matrix: a
@@ -65,18 +70,24 @@ TEST(GridVisibility, FrustumHoldsEveryPixelRayForScaledShearedPosesAndStrongLens
     auto sheared = pose_looking_along_x({0.5f, 0.5f, 0.5f});
     sheared[1] += 0.4f, sheared[5] += 0.3f;  // column 1 gains some of the others
     const std::array<float, 16> poses[2] = {scaled, sheared};
-    const CameraIntrinsics mild = small_camera(40, -0.2f, 0.05f), strong = small_camera(40, -0.9f, 0.0f);
-    EXPECT_FALSE(view_frustum(mild, scaled, kIdentity).sees_everything) << "a real lens keeps its bounds";
+    const CameraIntrinsics mild = small_camera(40, -0.2f, 0.05f),
+                           strong = small_camera(40, -0.9f, 0.0f);
+    EXPECT_FALSE(view_frustum(mild, scaled, kIdentity).sees_everything)
+        << "a real lens keeps its bounds";
     Pcg32 rng(8);
     for (const auto& pose : poses)
         for (const CameraIntrinsics& cam : {mild, strong}) {
             const ViewFrustum f = view_frustum(cam, pose, kIdentity);
             for (int i = 0; i < 2000; ++i) {
-                const float px = (i % 4 == 0) ? 0.0f : rng.next_float() * 64, py = (i % 4 == 1) ? 48.0f : rng.next_float() * 48;
+                const float px = (i % 4 == 0) ? 0.0f : rng.next_float() * 64,
+                            py = (i % 4 == 1) ? 48.0f : rng.next_float() * 48;
                 const Ray r = camera_ray(cam, pose, kIdentity, px, py);
                 const float t = 0.05f + 3 * rng.next_float();
-                ASSERT_TRUE(frustum_meets_sphere(f, {r.origin.x + t * r.direction.x, r.origin.y + t * r.direction.y,
-                                                     r.origin.z + t * r.direction.z}, 0.0f))
+                ASSERT_TRUE(frustum_meets_sphere(
+                    f,
+                    {r.origin.x + t * r.direction.x, r.origin.y + t * r.direction.y,
+                     r.origin.z + t * r.direction.z},
+                    0.0f))
                     << "pixel " << px << "," << py << " t " << t << " k1 " << cam.k1;
             }
         }
@@ -102,23 +113,27 @@ TEST(GridVisibility, EveryCellAPixelRayCrossesIsSeenAndCellsBehindAreNot) {
     // with barrel distortion.
     const auto pose_a = pose_looking_along_x({-0.2f, 0.5f, 0.5f});
     std::array<float, 16> pose_b = pose_looking_along_x({1.2f, 0.5f, 0.5f});
-    for (int r = 0; r < 3; ++r) pose_b[size_t(4 * r)] *= -1, pose_b[size_t(4 * r + 2)] *= -1;  // turned around z
+    for (int r = 0; r < 3; ++r)
+        pose_b[size_t(4 * r)] *= -1, pose_b[size_t(4 * r + 2)] *= -1;  // turned around z
     const CameraIntrinsics cam_a = small_camera(80), cam_b = small_camera(80, -0.2f, 0.05f);
-    const std::vector<ViewFrustum> views = {view_frustum(cam_a, pose_a, kIdentity), view_frustum(cam_b, pose_b, kIdentity)};
+    const std::vector<ViewFrustum> views = {view_frustum(cam_a, pose_a, kIdentity),
+                                            view_frustum(cam_b, pose_b, kIdentity)};
     const std::vector<uint8_t> seen = cells_seen_by(grid, views, pool);
     ASSERT_EQ(seen.size(), grid.n_cells());
     auto seen_at = [&](const Vec3& p) {
         const int k = grid.cascade_of(p);
-        return k < c.n_cascades && seen[size_t(k) * grid.cells_per_cascade() + grid.cell_of(p, k)] != 0;
+        return k < c.n_cascades &&
+               seen[size_t(k) * grid.cells_per_cascade() + grid.cell_of(p, k)] != 0;
     };
     Pcg32 rng(5);
     size_t checked = 0;
     for (int v = 0; v < 2; ++v)
         for (int i = 0; i < 2000; ++i) {
-            const Ray r = camera_ray(v ? cam_b : cam_a, v ? pose_b : pose_a, kIdentity, rng.next_float() * 64,
-                                     rng.next_float() * 48);
+            const Ray r = camera_ray(v ? cam_b : cam_a, v ? pose_b : pose_a, kIdentity,
+                                     rng.next_float() * 64, rng.next_float() * 48);
             for (float t = 0.01f; t < 3.0f; t += 0.05f) {
-                const Vec3 p{r.origin.x + t * r.direction.x, r.origin.y + t * r.direction.y, r.origin.z + t * r.direction.z};
+                const Vec3 p{r.origin.x + t * r.direction.x, r.origin.y + t * r.direction.y,
+                             r.origin.z + t * r.direction.z};
                 if (grid.cascade_of(p) >= c.n_cascades) continue;
                 ASSERT_TRUE(seen_at(p)) << "view " << v << " ray " << i << " t " << t;
                 ++checked;
@@ -132,7 +147,9 @@ TEST(GridVisibility, EveryCellAPixelRayCrossesIsSeenAndCellsBehindAreNot) {
     // per cell, projected through the lens).
     auto projects = [](const CameraIntrinsics& cam, const std::array<float, 16>& m, const Vec3& p) {
         const float v[3] = {p.x - m[3], p.y - m[7], p.z - m[11]};
-        auto col = [&](int c) { return v[0] * m[size_t(c)] + v[1] * m[size_t(4 + c)] + v[2] * m[size_t(8 + c)]; };
+        auto col = [&](int c) {
+            return v[0] * m[size_t(c)] + v[1] * m[size_t(4 + c)] + v[2] * m[size_t(8 + c)];
+        };
         const float X = col(0), Y = -col(1), Z = -col(2);
         if (Z <= 0) return false;
         float xd, yd;
@@ -147,7 +164,8 @@ TEST(GridVisibility, EveryCellAPixelRayCrossesIsSeenAndCellsBehindAreNot) {
             grid.cell_bounds(k, cell, lo, hi);
             bool hit = false;
             for (int i = 0; i < 125 && !hit; ++i) {
-                const Vec3 p{lo.x + (hi.x - lo.x) * float(i % 5) / 4, lo.y + (hi.y - lo.y) * float(i / 5 % 5) / 4,
+                const Vec3 p{lo.x + (hi.x - lo.x) * float(i % 5) / 4,
+                             lo.y + (hi.y - lo.y) * float(i / 5 % 5) / 4,
                              lo.z + (hi.z - lo.z) * float(i / 25) / 4};
                 hit = projects(cam_a, pose_a, p) || projects(cam_b, pose_b, p);
             }

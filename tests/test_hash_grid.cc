@@ -32,8 +32,8 @@ TEST(HashGrid, LevelStructureKnownAnswers) {
     EXPECT_EQ(lv[0].param_offset, 0u);
     EXPECT_EQ(lv[1].param_offset, 4920u * 2) << "4913 entries rounded up to 8, 2 features";
     EXPECT_EQ(lv[1].vertices, 24u);  // ceil(22.11) + 1
-    EXPECT_TRUE(lv[4].dense);         // 16 * 1.3819^4 = 58.4 -> 60^3 = 216000 <= 2^19
-    EXPECT_FALSE(lv[5].dense);        // 80.7 -> 82^3 > 2^19
+    EXPECT_TRUE(lv[4].dense);        // 16 * 1.3819^4 = 58.4 -> 60^3 = 216000 <= 2^19
+    EXPECT_FALSE(lv[5].dense);       // 80.7 -> 82^3 > 2^19
     EXPECT_EQ(lv[5].n_entries, 1u << 19);
     EXPECT_NEAR(lv[15].scale, 2048.0f, 0.5f);
     size_t expected = 0;
@@ -62,7 +62,7 @@ TEST(HashGrid, CornersKnownAnswer) {
     c.log2_hashmap_size = 8;   // level 0 dense (17^2 = 289 > 256? no: hashed), see below
     HashGrid grid(c);
     EXPECT_FALSE(grid.levels()[0].dense);  // 289 > 256
-    const float pos[2] = {0.5f, 0.25f};     // lands exactly on vertex (8, 4) at scale 16
+    const float pos[2] = {0.5f, 0.25f};    // lands exactly on vertex (8, 4) at scale 16
     uint32_t idx[4];
     float w[4];
     grid.corners(pos, 0, idx, w);
@@ -119,9 +119,11 @@ TEST_P(HashGridDims, SimdMatchesScalar) {
     // Level by level, feature-major: the same values, SIMD and scalar alike.
     for (const HashGrid* grid : {&simd, &scalar}) {
         std::vector<float> fm(out_dims * n, -7.0f);
-        for (int l = c.n_levels - 1; l >= 0; --l) grid->forward_levels(params.data(), pos.data(), n, fm.data(), n, l, l + 1);
+        for (int l = c.n_levels - 1; l >= 0; --l)
+            grid->forward_levels(params.data(), pos.data(), n, fm.data(), n, l, l + 1);
         for (size_t i = 0; i < n; ++i)
-            for (int k = 0; k < out_dims; ++k) ASSERT_NEAR(fm[k * n + i], b[i * out_dims + k], 1e-5f) << i << " " << k;
+            for (int k = 0; k < out_dims; ++k)
+                ASSERT_NEAR(fm[k * n + i], b[i * out_dims + k], 1e-5f) << i << " " << k;
     }
 
     std::vector<float> d_enc(out_dims * n);
@@ -163,11 +165,13 @@ TEST_P(HashGridDims, GradientMatchesFiniteDifferences) {
         for (int k = 0; k < out_dims; ++k) d_enc[k * n + i] = w[i * out_dims + k];
     std::vector<float> grad(params.size(), 0);
     grid.backward(pos.data(), n, d_enc.data(), n, grad.data(), 0, c.n_levels);
-    EXPECT_LT(test::gradient_nmse(params, grad, loss, 1e-2f, test::every_index(params.size(), 3)), 1e-6);
+    EXPECT_LT(test::gradient_nmse(params, grad, loss, 1e-2f, test::every_index(params.size(), 3)),
+              1e-6);
 }
 
 INSTANTIATE_TEST_SUITE_P(DimsAndFeatures, HashGridDims,
-                         ::testing::Combine(::testing::Values(2, 3), ::testing::Values(1, 2, 4, 8)));
+                         ::testing::Combine(::testing::Values(2, 3),
+                                            ::testing::Values(1, 2, 4, 8)));
 
 TEST(HashGrid, BackwardByLevelRangesEqualsWhole) {
     HashGrid grid(nerf_config());
@@ -176,7 +180,8 @@ TEST(HashGrid, BackwardByLevelRangesEqualsWhole) {
     std::vector<float> d_enc(32 * n, 0.25f);
     std::vector<float> whole(grid.n_params(), 0), split(grid.n_params(), 0);
     grid.backward(pos.data(), n, d_enc.data(), n, whole.data(), 0, 16);
-    for (int l = 15; l >= 0; --l) grid.backward(pos.data(), n, d_enc.data(), n, split.data(), l, l + 1);
+    for (int l = 15; l >= 0; --l)
+        grid.backward(pos.data(), n, d_enc.data(), n, split.data(), l, l + 1);
     EXPECT_EQ(whole, split);
 }
 

@@ -42,7 +42,8 @@ TEST_P(PngRoundTrip, QuantisedValuesSurvive) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllLayouts, PngRoundTrip,
-                         ::testing::Combine(::testing::Values(1, 2, 3, 4), ::testing::Values(8, 16)));
+                         ::testing::Combine(::testing::Values(1, 2, 3, 4),
+                                            ::testing::Values(8, 16)));
 
 TEST(Png, ClampsOutOfRangeAndNaN) {
     test::TempDir dir;
@@ -63,7 +64,8 @@ TEST(Jpeg, DecodesRgbAndGray) {
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x)
                 for (int c = 0; c < channels; ++c)
-                    px[(size_t(y) * w + x) * channels + c] = static_cast<unsigned char>(x * 4 + c * 40);
+                    px[(size_t(y) * w + x) * channels + c] =
+                        static_cast<unsigned char>(x * 4 + c * 40);
         std::string path = dir / (channels == 3 ? "rgb.jpg" : "gray.jpg");
         test::write_text(path, test::encode_jpeg(w, h, channels, px));
         RawImage raw = load_image(path);

@@ -2,7 +2,6 @@
 // gigapixels, transforms files with too many frames or bytes, snapshot headers claiming huge
 // blocks or huge tables are all refused before anything of that size is allocated.
 #include <gtest/gtest.h>
-
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,7 +72,8 @@ std::string png_header_only(uint32_t width, uint32_t height) {
 std::string jpeg_claiming(uint16_t width, uint16_t height) {
     std::string jpeg = test::encode_jpeg(16, 8, 3, std::vector<unsigned char>(16 * 8 * 3, 128));
     for (size_t i = 2; i + 9 < jpeg.size(); ++i) {
-        if (uint8_t(jpeg[i]) == 0xFF && (uint8_t(jpeg[i + 1]) == 0xC0 || uint8_t(jpeg[i + 1]) == 0xC2)) {
+        if (uint8_t(jpeg[i]) == 0xFF &&
+            (uint8_t(jpeg[i + 1]) == 0xC0 || uint8_t(jpeg[i + 1]) == 0xC2)) {
             jpeg[i + 5] = char(height >> 8), jpeg[i + 6] = char(height & 0xFF);
             jpeg[i + 7] = char(width >> 8), jpeg[i + 8] = char(width & 0xFF);
             return jpeg;
@@ -89,7 +89,8 @@ TEST(InputLimits, PngHeaderClaimingTenGigapixelsIsRefusedBeforeDecoding) {
     EXPECT_RADIANT_ERROR(decode_image(png, "huge.png"), "huge.png", "up to 134 megapixels");
     EXPECT_RADIANT_ERROR(png_size(png, "huge.png"), "huge.png", "100000 x 100000");
     // Just under the side limit but far over the pixel limit, and an empty one.
-    EXPECT_RADIANT_ERROR(decode_png(png_header_only(60000, 60000), "wide.png"), "wide.png", "megapixels");
+    EXPECT_RADIANT_ERROR(decode_png(png_header_only(60000, 60000), "wide.png"), "wide.png",
+                         "megapixels");
 }
 
 TEST(InputLimits, JpegHeaderClaimingGigapixelsIsRefusedBeforeDecoding) {
@@ -103,7 +104,8 @@ TEST(InputLimits, JpegHeaderClaimingGigapixelsIsRefusedBeforeDecoding) {
 TEST(InputLimits, ImageWithinTheLimitsStillDecodes) {
     // 16384 x 8192 = exactly the pixel limit.
     check_image_dimensions(16384, 8192, "PNG", "max.png");
-    EXPECT_RADIANT_ERROR(check_image_dimensions(16384, 8193, "PNG", "big.png"), "big.png", "megapixels");
+    EXPECT_RADIANT_ERROR(check_image_dimensions(16384, 8193, "PNG", "big.png"), "big.png",
+                         "megapixels");
     EXPECT_RADIANT_ERROR(check_image_dimensions(0, 10, "PNG", "empty.png"), "empty.png", "empty");
 }
 
@@ -128,7 +130,8 @@ TEST(InputLimits, CliRefusesHugePngHeaderWithSmallPeakMemory) {
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 2);
     const std::string err = read_file(dir / "stderr.txt");
-    EXPECT_NE(err.find("huge.png: PNG header claims 100000 x 100000 pixels"), std::string::npos) << err;
+    EXPECT_NE(err.find("huge.png: PNG header claims 100000 x 100000 pixels"), std::string::npos)
+        << err;
     EXPECT_LT(usage.ru_maxrss, kSanitized ? 400 * 1024 : 100 * 1024) << "peak RSS in KiB";
 }
 
@@ -138,7 +141,8 @@ TEST(InputLimits, TransformsWithTooManyFramesIsRefusedBeforeAllocatingThem) {
     for (size_t i = 0; i <= kMaxFrames; ++i) text += i ? ",{}" : "{}";
     text += "]}";
     test::write_text(dir / "transforms.json", text);
-    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms.json", "lists 100001 frames; Radiant trains on at most 100000");
+    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms.json",
+                         "lists 100001 frames; Radiant trains on at most 100000");
 }
 
 TEST(InputLimits, OversizedTransformsFileIsRefusedBeforeReading) {
@@ -172,7 +176,8 @@ TEST(InputLimits, SnapshotBlockBeyondTheFileIsRefused) {
         patched.erase(patched.find("}    ") + 1, value.size() - digits);  // keep the header length
         ASSERT_EQ(patched.size(), bytes.size());
         test::write_text(path, patched);
-        EXPECT_RADIANT_ERROR(SnapshotFile::read(path), "s.radiant", "truncated snapshot: block 'data' claims");
+        EXPECT_RADIANT_ERROR(SnapshotFile::read(path), "s.radiant",
+                             "truncated snapshot: block 'data' claims");
     }
 }
 
@@ -189,7 +194,8 @@ TEST(InputLimits, ModelSnapshotClaimingHugeTablesIsRefusedBeforeAllocating) {
                    {{"params", small.data(), small.size() * sizeof(float)},
                     {"occupancy", small.data(), small.size() * sizeof(float)}});
     const double rss_before = peak_rss_mb();
-    EXPECT_RADIANT_ERROR(load_model_snapshot(path), "huge.radiant", "block 'params' holds 4096 bytes");
+    EXPECT_RADIANT_ERROR(load_model_snapshot(path), "huge.radiant",
+                         "block 'params' holds 4096 bytes");
     EXPECT_LT(peak_rss_mb() - rss_before, 100.0);
 }
 
@@ -207,7 +213,8 @@ TEST(InputLimits, StagingRefusesImagesOverItsMemoryBudget) {
     options.max_staged_bytes = 32 * 32 * 4 * 2;  // exactly both images: accepted
     EXPECT_EQ(stage_images(dataset, options, pool).pixel_count(), 2u * 32 * 32);
     options.max_staged_bytes -= 1;
-    EXPECT_RADIANT_ERROR(stage_images(dataset, options, pool), "transforms.json", "use a larger --downscale");
+    EXPECT_RADIANT_ERROR(stage_images(dataset, options, pool), "transforms.json",
+                         "use a larger --downscale");
 }
 
 }  // namespace
@@ -236,17 +243,23 @@ TEST(InputLimits, PngMetadataChunkClaimingGigabytesIsSkippedUnread) {
 // but beyond float's range loaded as inf.
 TEST(InputLimits, TransformsNumbersMustFitWhatTheyAreStoredIn) {
     test::TempDir dir;
-    std::filesystem::copy_file(fuzz_regression("transforms", "width_3e9_wraps_negative.json"), dir / "w.json");
-    EXPECT_RADIANT_ERROR(load_transforms(dir / "w.json"), "w.json", "'w' is 3000000000; images are at most 65535");
-    std::filesystem::copy_file(fuzz_regression("transforms", "beyond_float_range_becomes_inf.json"), dir / "f.json");
-    EXPECT_RADIANT_ERROR(load_transforms(dir / "f.json"), "f.json", "'fl_x' is 1e+300, beyond the +-1e30");
+    std::filesystem::copy_file(fuzz_regression("transforms", "width_3e9_wraps_negative.json"),
+                               dir / "w.json");
+    EXPECT_RADIANT_ERROR(load_transforms(dir / "w.json"), "w.json",
+                         "'w' is 3000000000; images are at most 65535");
+    std::filesystem::copy_file(fuzz_regression("transforms", "beyond_float_range_becomes_inf.json"),
+                               dir / "f.json");
+    EXPECT_RADIANT_ERROR(load_transforms(dir / "f.json"), "f.json",
+                         "'fl_x' is 1e+300, beyond the +-1e30");
 }
 
 // Found by fuzz_snapshot: 32 levels doubling from 16 put the finest level's scale (16 * 2^31)
 // beyond the uint32 the kernels hold it in.
 TEST(InputLimits, ModelConfigWithAnOverflowingFinestLevelIsRefused) {
-    const std::string path = fuzz_regression("snapshot", "hash_grid_finest_level_overflows_uint32.radiant");
-    EXPECT_RADIANT_ERROR(load_model_snapshot(path), "hash_grid_finest_level_overflows_uint32.radiant",
+    const std::string path =
+        fuzz_regression("snapshot", "hash_grid_finest_level_overflows_uint32.radiant");
+    EXPECT_RADIANT_ERROR(load_model_snapshot(path),
+                         "hash_grid_finest_level_overflows_uint32.radiant",
                          "model.field resolution (finest level)");
 }
 

@@ -14,7 +14,8 @@ namespace {
 
 using Field = std::function<double(double, double, double)>;
 
-Mesh extract(const Field& f, double lo, double hi, int cells, const std::vector<std::array<double, 3>>& seed_points,
+Mesh extract(const Field& f, double lo, double hi, int cells,
+             const std::vector<std::array<double, 3>>& seed_points,
              IsoSurfaceStats* stats = nullptr, float threshold = 0) {
     ThreadPool pool(2);
     Lattice L;
@@ -23,13 +24,18 @@ Mesh extract(const Field& f, double lo, double hi, int cells, const std::vector<
     L.vertices = {cells + 1, cells + 1, cells + 1};
     std::vector<std::array<int, 3>> seeds;
     for (const auto& p : seed_points)
-        seeds.push_back({int(std::lround((p[0] - lo) / L.spacing)), int(std::lround((p[1] - lo) / L.spacing)),
+        seeds.push_back({int(std::lround((p[0] - lo) / L.spacing)),
+                         int(std::lround((p[1] - lo) / L.spacing)),
                          int(std::lround((p[2] - lo) / L.spacing))});
     IsoSurfaceOptions o;
     o.threshold = threshold;
-    return extract_isosurface(L, seeds, [&](const float* pos, size_t n, float* out, int) {
-        for (size_t i = 0; i < n; ++i) out[i] = float(f(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]));
-    }, o, pool, stats);
+    return extract_isosurface(
+        L, seeds,
+        [&](const float* pos, size_t n, float* out, int) {
+            for (size_t i = 0; i < n; ++i)
+                out[i] = float(f(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]));
+        },
+        o, pool, stats);
 }
 
 void expect_closed(const Mesh& m, long long euler) {
@@ -44,7 +50,9 @@ void expect_closed(const Mesh& m, long long euler) {
 
 TEST(MarchingCubes, SphereIsClosedOnTheSurfaceWithOutwardNormals) {
     const double r = 0.6;
-    const Field sphere = [&](double x, double y, double z) { return r - std::sqrt(x * x + y * y + z * z); };
+    const Field sphere = [&](double x, double y, double z) {
+        return r - std::sqrt(x * x + y * y + z * z);
+    };
     IsoSurfaceStats stats;
     Mesh m = extract(sphere, -1, 1, 64, {{r, 0, 0}}, &stats);
     expect_closed(m, 2);
@@ -76,7 +84,9 @@ TEST(MarchingCubes, TorusHasGenusOne) {
 
 TEST(MarchingCubes, SurfacesCutByTheBoxAreCapped) {
     // A sphere sticking out of the lattice on +x: capped at the box, still closed.
-    const Field sphere = [](double x, double y, double z) { return 0.8 - std::sqrt((x - 0.5) * (x - 0.5) + y * y + z * z); };
+    const Field sphere = [](double x, double y, double z) {
+        return 0.8 - std::sqrt((x - 0.5) * (x - 0.5) + y * y + z * z);
+    };
     Mesh m = extract(sphere, -1, 1, 40, {{0.5, 0.8, 0}});
     expect_closed(m, 2);
     float max_x = -1;
@@ -111,14 +121,19 @@ TEST(MarchingCubes, CavitiesAreFilledOnRequest) {
     L.origin = {-1, -1, -1};
     L.spacing = 2.0 / 48;
     L.vertices = {49, 49, 49};
-    const std::vector<std::array<int, 3>> seeds = {{int(1.6 / L.spacing), 24, 24}, {int(1.3 / L.spacing), 24, 24},
+    const std::vector<std::array<int, 3>> seeds = {{int(1.6 / L.spacing), 24, 24},
+                                                   {int(1.3 / L.spacing), 24, 24},
                                                    {int(1.1 / L.spacing), 24, 24}};
     auto run = [&](bool fill, IsoSurfaceStats* st) {
         IsoSurfaceOptions o;
         o.fill_cavities = fill;
-        return extract_isosurface(L, seeds, [&](const float* p, size_t n, float* out, int) {
-            for (size_t i = 0; i < n; ++i) out[i] = float(hollow(p[3 * i], p[3 * i + 1], p[3 * i + 2]));
-        }, o, pool, st);
+        return extract_isosurface(
+            L, seeds,
+            [&](const float* p, size_t n, float* out, int) {
+                for (size_t i = 0; i < n; ++i)
+                    out[i] = float(hollow(p[3 * i], p[3 * i + 1], p[3 * i + 2]));
+            },
+            o, pool, st);
     };
     IsoSurfaceStats kept, filled;
     const Mesh all = run(false, &kept);

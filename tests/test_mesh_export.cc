@@ -14,8 +14,8 @@
 #include "mesh/mesh_ops.h"
 #include "mesh/rasterize.h"
 #include "nerf/model_io.h"
-#include "train/training_session.h"
 #include "test_util.h"
+#include "train/training_session.h"
 
 namespace radiant {
 namespace {
@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 // One demo model for the whole suite: 128x128 views, a few hundred steps.
 class MeshExport : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() {
         dir = new test::TempDir;
         pool = new ThreadPool(2);
@@ -57,7 +57,9 @@ protected:
         delete pool;
         delete dir;
     }
-    static nlohmann::json views() { return load_model_snapshot(*dir / "demo.radiant").file.header()["views"]; }
+    static nlohmann::json views() {
+        return load_model_snapshot(*dir / "demo.radiant").file.header()["views"];
+    }
     static test::TempDir* dir;
     static ThreadPool* pool;
     static ImageSet* images;
@@ -71,7 +73,8 @@ TrainingSession* MeshExport::session = nullptr;
 double share_near_surface(const std::vector<float>& positions, float within) {
     size_t near = 0;
     for (size_t i = 0; i < positions.size() / 3; ++i)
-        near += demo_scene_distance(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]) < within;
+        near += demo_scene_distance(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]) <
+                within;
     return double(near) / double(std::max<size_t>(positions.size() / 3, 1));
 }
 
@@ -95,16 +98,22 @@ TEST_F(MeshExport, DemoMeshLiesOnTheAnalyticSurfacesInWorldCoordinates) {
     for (size_t t = 0; t < m.triangle_count(); ++t)
         if (seen[t])
             for (int k = 0; k < 3; ++k)
-                visible.insert(visible.end(), &m.positions[3 * m.indices[3 * t + size_t(k)]], &m.positions[3 * m.indices[3 * t + size_t(k)]] + 3);
-    const double share = share_near_surface(visible, 0.05f), all = share_near_surface(m.positions, 0.3f);
-    std::printf("demo mesh: %zu vertices, %zu triangles (%.0f%% seen); %.1f%% of the seen ones within 0.05 of the true "
-                "surfaces, %.1f%% of all within 0.3\n", m.vertex_count(), m.triangle_count(),
-                100.0 * double(visible.size() / 9) / double(m.triangle_count()), 100 * share, 100 * all);
+                visible.insert(visible.end(), &m.positions[3 * m.indices[3 * t + size_t(k)]],
+                               &m.positions[3 * m.indices[3 * t + size_t(k)]] + 3);
+    const double share = share_near_surface(visible, 0.05f),
+                 all = share_near_surface(m.positions, 0.3f);
+    std::printf(
+        "demo mesh: %zu vertices, %zu triangles (%.0f%% seen); %.1f%% of the seen ones within 0.05 "
+        "of the true "
+        "surfaces, %.1f%% of all within 0.3\n",
+        m.vertex_count(), m.triangle_count(),
+        100.0 * double(visible.size() / 9) / double(m.triangle_count()), 100 * share, 100 * all);
     EXPECT_GT(share, 0.9);
     EXPECT_GT(all, 0.98);
     // The disc (radius 1.2 at z = 0) spans the mesh's x and y extent: world coordinates.
     float lo = 1e9f, hi = -1e9f;
-    for (size_t i = 0; i < m.vertex_count(); ++i) lo = std::min(lo, m.positions[3 * i]), hi = std::max(hi, m.positions[3 * i]);
+    for (size_t i = 0; i < m.vertex_count(); ++i)
+        lo = std::min(lo, m.positions[3 * i]), hi = std::max(hi, m.positions[3 * i]);
     EXPECT_NEAR(lo, -1.2f, 0.1f);
     EXPECT_NEAR(hi, 1.2f, 0.1f);
     ASSERT_EQ(m.colors.size(), m.positions.size());
@@ -119,9 +128,12 @@ TEST_F(MeshExport, DemoMeshLiesOnTheAnalyticSurfacesInWorldCoordinates) {
     for (size_t i = 0; i < m.vertex_count(); ++i) {
         const float* p = &m.positions[3 * i];
         const float d[3] = {p[0] + 0.45f, p[1] + 0.3f, p[2] - 0.45f};
-        if (d[2] < 0.3f || std::abs(std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - 0.45f) > 0.04f) continue;
+        if (d[2] < 0.3f ||
+            std::abs(std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - 0.45f) > 0.04f)
+            continue;
         ++checked;
-        outward += d[0] * m.normals[3 * i] + d[1] * m.normals[3 * i + 1] + d[2] * m.normals[3 * i + 2] > 0;
+        outward +=
+            d[0] * m.normals[3 * i] + d[1] * m.normals[3 * i + 1] + d[2] * m.normals[3 * i + 2] > 0;
     }
     EXPECT_GT(checked, 20u);
     EXPECT_GT(double(outward), 0.9 * double(checked));
@@ -130,7 +142,8 @@ TEST_F(MeshExport, DemoMeshLiesOnTheAnalyticSurfacesInWorldCoordinates) {
 TEST_F(MeshExport, CropAndSimplify) {
     MeshExportOptions o;
     o.resolution = 64;
-    o.crop = std::array<double, 6>{-1.0, -0.8, 0.05, 0.1, 0.2, 1.0};  // around the big sphere, above the disc
+    o.crop = std::array<double, 6>{-1.0, -0.8, 0.05,
+                                   0.1,  0.2,  1.0};  // around the big sphere, above the disc
     o.simplify = 2000;
     const MeshExportResult r = export_nerf_mesh(session->model(), views(), o, *pool, "demo");
     EXPECT_LE(r.mesh.triangle_count(), 2100u);
@@ -143,14 +156,16 @@ TEST_F(MeshExport, CropAndSimplify) {
     for (size_t i = 0; i < r.mesh.vertex_count(); ++i) {
         const float* p = &r.mesh.positions[3 * i];
         const float d[3] = {p[0] + 0.45f, p[1] + 0.3f, p[2] - 0.45f};
-        inside_or_on += std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) < 0.5f || demo_scene_distance(p[0], p[1], p[2]) < 0.05f;
+        inside_or_on += std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) < 0.5f ||
+                        demo_scene_distance(p[0], p[1], p[2]) < 0.05f;
     }
     EXPECT_GT(double(inside_or_on), 0.95 * double(r.mesh.vertex_count()));
 }
 
 TEST_F(MeshExport, PointsLieOnTheSurfaces) {
     LoadedModel loaded = load_model_snapshot(*dir / "demo.radiant");
-    const PointCloud pc = export_nerf_points(*loaded.model, loaded.file.header()["views"], 20000, 0.9f, *pool, "demo");
+    const PointCloud pc = export_nerf_points(*loaded.model, loaded.file.header()["views"], 20000,
+                                             0.9f, *pool, "demo");
     EXPECT_GT(pc.positions.size() / 3, 10000u);
     EXPECT_LE(pc.positions.size() / 3, 20000u);
     EXPECT_GT(share_near_surface(pc.positions, 0.05f), 0.9);
@@ -170,11 +185,13 @@ TEST_F(MeshExport, WorldAndUnitFramesRoundTrip) {
 TEST_F(MeshExport, CliWritesEveryFormatAndRefusesBadInput) {
     const std::string snap = *dir / "demo.radiant";
     for (const char* name : {"m.ply", "m.obj", "m.glb"}) {
-        const test::RunResult r = test::run_radiant(*dir, "export-mesh " + snap + " --resolution 48 --out " + (*dir / name));
+        const test::RunResult r = test::run_radiant(
+            *dir, "export-mesh " + snap + " --resolution 48 --out " + (*dir / name));
         ASSERT_EQ(r.exit_code, 0) << r.err;
         EXPECT_GT(load_mesh(*dir / name).triangle_count(), 100u);
     }
-    const test::RunResult p = test::run_radiant(*dir, "export-points " + snap + " --count 5000 --out " + (*dir / "p.ply"));
+    const test::RunResult p = test::run_radiant(
+        *dir, "export-points " + snap + " --count 5000 --out " + (*dir / "p.ply"));
     ASSERT_EQ(p.exit_code, 0) << p.err;
     EXPECT_GT(load_mesh(*dir / "p.ply").vertex_count(), 2000u);
 

@@ -23,9 +23,14 @@ Mesh sphere_mesh(int cells = 24) {
     L.origin = {-1, -1, -1};
     L.spacing = 2.0 / cells;
     L.vertices = {cells + 1, cells + 1, cells + 1};
-    Mesh m = extract_isosurface(L, {{int(0.85 * cells), cells / 2, cells / 2}}, [](const float* p, size_t n, float* out, int) {
-        for (size_t i = 0; i < n; ++i) out[i] = 0.7f - std::sqrt(p[3 * i] * p[3 * i] + p[3 * i + 1] * p[3 * i + 1] + p[3 * i + 2] * p[3 * i + 2]);
-    }, {}, pool);
+    Mesh m = extract_isosurface(
+        L, {{int(0.85 * cells), cells / 2, cells / 2}},
+        [](const float* p, size_t n, float* out, int) {
+            for (size_t i = 0; i < n; ++i)
+                out[i] = 0.7f - std::sqrt(p[3 * i] * p[3 * i] + p[3 * i + 1] * p[3 * i + 1] +
+                                          p[3 * i + 2] * p[3 * i + 2]);
+        },
+        {}, pool);
     compute_vertex_normals(m);
     m.colors.resize(m.positions.size());
     for (size_t i = 0; i < m.colors.size(); ++i) m.colors[i] = uint8_t(i * 37 % 256);
@@ -36,8 +41,10 @@ void expect_same(const Mesh& a, const Mesh& b, bool exact) {
     ASSERT_EQ(a.vertex_count(), b.vertex_count());
     EXPECT_EQ(a.indices, b.indices);
     for (size_t i = 0; i < a.positions.size(); ++i) {
-        if (exact) EXPECT_EQ(a.positions[i], b.positions[i]);
-        else EXPECT_NEAR(a.positions[i], b.positions[i], 1e-6f);
+        if (exact)
+            EXPECT_EQ(a.positions[i], b.positions[i]);
+        else
+            EXPECT_NEAR(a.positions[i], b.positions[i], 1e-6f);
     }
     ASSERT_EQ(a.normals.size(), b.normals.size());
     for (size_t i = 0; i < a.normals.size(); ++i) EXPECT_NEAR(a.normals[i], b.normals[i], 1e-6f);
@@ -81,12 +88,16 @@ TEST(MeshIo, PointCloudsArePlyWithoutFaces) {
 
 TEST(MeshIo, AsciiPlyAndObjPolygonsAreRead) {
     TempDir dir;
-    test::write_text(dir / "a.ply", "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
-                                    "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n4 0 1 2 3\n");
+    test::write_text(dir / "a.ply",
+                     "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float "
+                     "y\nproperty float z\n"
+                     "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 "
+                     "0 0\n1 1 0\n0 1 0\n4 0 1 2 3\n");
     Mesh a = load_mesh(dir / "a.ply");
     EXPECT_EQ(a.vertex_count(), 4u);
     EXPECT_EQ(a.indices, (std::vector<uint32_t>{0, 1, 2, 0, 2, 3}));
-    test::write_text(dir / "q.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvn 0 0 1\nf 1/1/1 2/2/1 3/3/1 -1//1\n");
+    test::write_text(dir / "q.obj",
+                     "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvn 0 0 1\nf 1/1/1 2/2/1 3/3/1 -1//1\n");
     Mesh q = load_mesh(dir / "q.obj");
     EXPECT_EQ(q.indices, (std::vector<uint32_t>{0, 1, 2, 0, 2, 3}));
     EXPECT_EQ(q.normals[2], 1.0f);
@@ -95,7 +106,9 @@ TEST(MeshIo, AsciiPlyAndObjPolygonsAreRead) {
 TEST(MeshIo, MalformedFilesAreNamed) {
     TempDir dir;
     EXPECT_RADIANT_ERROR(mesh_format_for_path(dir / "m.stl"), "m.stl", "unknown mesh extension");
-    test::write_text(dir / "t.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 1000000000\nproperty float x\nend_header\n");
+    test::write_text(dir / "t.ply",
+                     "ply\nformat binary_little_endian 1.0\nelement vertex 1000000000\nproperty "
+                     "float x\nend_header\n");
     EXPECT_RADIANT_ERROR(load_mesh(dir / "t.ply"), "t.ply", "more than the file holds");
     test::write_text(dir / "b.ply", "ply\nformat binary_big_endian 1.0\nend_header\n");
     EXPECT_RADIANT_ERROR(load_mesh(dir / "b.ply"), "b.ply", "not supported");
@@ -115,16 +128,24 @@ TEST(MeshIo, MalformedFilesAreNamed) {
 }
 
 TEST(MeshIo, AnIndependentReaderAgrees) {
-    if (std::system("command -v assimp > /dev/null 2>&1") != 0) GTEST_SKIP() << "assimp (assimp-utils) not installed; skipping";
+    if (std::system("command -v assimp > /dev/null 2>&1") != 0)
+        GTEST_SKIP() << "assimp (assimp-utils) not installed; skipping";
     TempDir dir;
     const Mesh m = sphere_mesh();
     for (const char* name : {"m.ply", "m.obj", "m.glb"}) {
         save_mesh(dir / name, m);
-        const std::string cmd = "assimp info " + (dir / name) + " > " + (dir / "info.txt") + " 2>&1";
+        const std::string cmd =
+            "assimp info " + (dir / name) + " > " + (dir / "info.txt") + " 2>&1";
         ASSERT_EQ(std::system(cmd.c_str()), 0) << read_file(dir / "info.txt");
         const std::string info = read_file(dir / "info.txt");
-        EXPECT_NE(info.find("Faces:              " + std::to_string(m.triangle_count())), std::string::npos) << name << "\n" << info;
-        EXPECT_NE(info.find("Vertices:           " + std::to_string(m.vertex_count())), std::string::npos) << name << "\n" << info;
+        EXPECT_NE(info.find("Faces:              " + std::to_string(m.triangle_count())),
+                  std::string::npos)
+            << name << "\n"
+            << info;
+        EXPECT_NE(info.find("Vertices:           " + std::to_string(m.vertex_count())),
+                  std::string::npos)
+            << name << "\n"
+            << info;
     }
 }
 

@@ -52,11 +52,13 @@ double ssim_by_windows(const ImageF& a, const ImageF& b) {
                 double mx = 0, my = 0, xx = 0, yy = 0, xy = 0;
                 for (int j = 0; j < r; ++j)
                     for (int i = 0; i < r; ++i) {
-                        const double k = g[i] * g[j], u = a.at(x0 + i, y0 + j, c), v = b.at(x0 + i, y0 + j, c);
+                        const double k = g[i] * g[j], u = a.at(x0 + i, y0 + j, c),
+                                     v = b.at(x0 + i, y0 + j, c);
                         mx += k * u, my += k * v, xx += k * u * u, yy += k * v * v, xy += k * u * v;
                     }
                 const double vx = xx - mx * mx, vy = yy - my * my, cxy = xy - mx * my;
-                s += ((2 * mx * my + 1e-4) * (2 * cxy + 9e-4)) / ((mx * mx + my * my + 1e-4) * (vx + vy + 9e-4));
+                s += ((2 * mx * my + 1e-4) * (2 * cxy + 9e-4)) /
+                     ((mx * mx + my * my + 1e-4) * (vx + vy + 9e-4));
             }
         total += s / double((a.width - r + 1) * (a.height - r + 1));
     }
@@ -68,7 +70,8 @@ TEST(Metrics, SsimMatchesTheWindowDefinitionWithAndWithoutThreads) {
     Pcg32 rng(7, 0);
     for (size_t i = 0; i < a.pixels.size(); ++i) {
         a.pixels[i] = rng.next_float();
-        b.pixels[i] = 0.7f * a.pixels[i] + 0.3f * rng.next_float();  // related, so SSIM is mid-range
+        b.pixels[i] =
+            0.7f * a.pixels[i] + 0.3f * rng.next_float();  // related, so SSIM is mid-range
     }
     const double want = ssim_by_windows(a, b);
     EXPECT_GT(want, 0.3);

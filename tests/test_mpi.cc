@@ -3,7 +3,6 @@
 // 2 ranks score like 1 rank, repeat bit for bit, resume on another rank count, and end
 // together when a rank dies or the job is stopped. Tests that need mpirun skip without it.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,13 +18,13 @@
 #include "cli_test_util.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "io/staging.h"
+#include "nerf/model_io.h"
+#include "nn/adam.h"
 #include "parallel/communicator.h"
 #include "parallel/gradient_exchange.h"
 #include "parallel/shared_segments.h"
 #include "parallel/shared_step_buffers.h"
-#include "io/staging.h"
-#include "nn/adam.h"
-#include "nerf/model_io.h"
 #include "small_demo_scene.h"
 #include "test_util.h"
 
@@ -34,17 +33,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool have_mpirun() { return mpi_built_in() && std::system("command -v mpirun > /dev/null 2>&1") == 0; }
+bool have_mpirun() {
+    return mpi_built_in() && std::system("command -v mpirun > /dev/null 2>&1") == 0;
+}
 
-#define SKIP_WITHOUT_MPIRUN()                                                                             \
-    if (!have_mpirun())                                                                                   \
-    GTEST_SKIP() << (mpi_built_in() ? "mpirun is not installed (scripts/setup.sh installs openmpi-bin)"    \
-                                    : "built without MPI (install libopenmpi-dev and reconfigure)")
+#define SKIP_WITHOUT_MPIRUN()                                                                \
+    if (!have_mpirun())                                                                      \
+    GTEST_SKIP() << (mpi_built_in()                                                          \
+                         ? "mpirun is not installed (scripts/setup.sh installs openmpi-bin)" \
+                         : "built without MPI (install libopenmpi-dev and reconfigure)")
 
 // `mpirun -np N radiant ARGS` with the flags CI needs (root, more ranks than cores).
 std::string mpirun(int ranks, const std::string& args, const std::string& mpirun_flags = "") {
-    return "mpirun " + mpirun_flags + " --oversubscribe --allow-run-as-root -np " + std::to_string(ranks) + " " +
-           RADIANT_BINARY + " " + args;
+    return "mpirun " + mpirun_flags + " --oversubscribe --allow-run-as-root -np " +
+           std::to_string(ranks) + " " + RADIANT_BINARY + " " + args;
 }
 
 struct JobResult {
@@ -53,8 +55,10 @@ struct JobResult {
 };
 
 JobResult run_shell(const test::TempDir& dir, const std::string& cmd) {
-    const int status = std::system((cmd + " > " + (dir / "out.txt") + " 2> " + (dir / "err.txt")).c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "out.txt") + read_file(dir / "err.txt")};
+    const int status =
+        std::system((cmd + " > " + (dir / "out.txt") + " 2> " + (dir / "err.txt")).c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+            read_file(dir / "out.txt") + read_file(dir / "err.txt")};
 }
 
 std::vector<float> snapshot_params(const std::string& path) {
@@ -110,19 +114,22 @@ TEST(MpiShards, RanksGetConsecutiveFramesBalancedByPixels) {
         }
     }
     ASSERT_EQ(order.size(), 10u);
-    for (int i = 0; i < 10; ++i) EXPECT_EQ(order[size_t(i)], "img" + std::to_string(i));  // concatenate in order
+    for (int i = 0; i < 10; ++i)
+        EXPECT_EQ(order[size_t(i)], "img" + std::to_string(i));  // concatenate in order
     EXPECT_EQ(pixels[0], 80000.0);  // the two big frames (of 160000 pixels in all)
     EXPECT_EQ(pixels[1], 80000.0);
     Dataset few = d;
     few.frames.resize(2);
-    for (int r = 0; r < 3; ++r) EXPECT_THROW(keep_rank_share(few, r, 3), Error) << r;  // 3 ranks, 2 frames
+    for (int r = 0; r < 3; ++r)
+        EXPECT_THROW(keep_rank_share(few, r, 3), Error) << r;  // 3 ranks, 2 frames
 }
 
 TEST(MpiShards, SrunWithoutMpiIsRefusedInsteadOfTrainingNCopies) {
     test::TempDir dir;
     const DemoScene scene = test::write_tiny_demo_scene(dir / "scene");
-    test::expect_bad_input(dir, "train " + scene.train_json + " --steps 2 --snapshot " + (dir / "m.radiant"),
-                           "srun: started 4 tasks that cannot find each other", "SLURM_STEP_NUM_TASKS=4");
+    test::expect_bad_input(
+        dir, "train " + scene.train_json + " --steps 2 --snapshot " + (dir / "m.radiant"),
+        "srun: started 4 tasks that cannot find each other", "SLURM_STEP_NUM_TASKS=4");
     EXPECT_FALSE(fs::exists(dir / "m.radiant"));
 }
 
@@ -185,7 +192,8 @@ TEST(MpiCollectives, AllreduceGivesEveryRankTheSameBits) {
     EXPECT_EQ(comm->sum(1.0), double(comm->size()));
     EXPECT_EQ(comm->any(comm->rank() == comm->size() - 1), true);
     EXPECT_EQ(comm->any(false), false);
-    const std::vector<std::string> names = comm->allgather_strings(std::string(size_t(comm->rank()), 'x'));
+    const std::vector<std::string> names =
+        comm->allgather_strings(std::string(size_t(comm->rank()), 'x'));
     ASSERT_EQ(names.size(), size_t(comm->size()));
     for (int r = 0; r < comm->size(); ++r) EXPECT_EQ(names[size_t(r)], std::string(size_t(r), 'x'));
 }
@@ -213,7 +221,9 @@ TEST(MpiCollectives, SharedSegmentsSumInRankOrderAndClearWhatWasRead) {
         if (j < 1300) return false;
         return (i / 700) % 2 == 0 || int((i / 1400) % size_t(N)) == rank;
     };
-    auto value = [&](int rank, size_t i) { return written_by(rank, i) ? value_of(rank, i) : (i % 3 ? 0.0f : -0.0f); };
+    auto value = [&](int rank, size_t i) {
+        return written_by(rank, i) ? value_of(rank, i) : (i % 3 ? 0.0f : -0.0f);
+    };
     for (size_t i = 0; i < n; ++i) mine[i] = value(me, i);
     // The same numbers through the messages' reduce-scatter, for the bits to match.
     std::vector<float> by_messages(mine, mine + n);
@@ -221,7 +231,8 @@ TEST(MpiCollectives, SharedSegmentsSumInRankOrderAndClearWhatWasRead) {
     shared->fence();
     const ShardRange shard = comm->my_shard(n);
     // In uneven pieces, as Adam's blocks would ask for them.
-    for (size_t b = shard.begin; b < shard.end; b += 1000) shared->sum_into_mine(b, std::min<size_t>(1000, shard.end - b));
+    for (size_t b = shard.begin; b < shard.end; b += 1000)
+        shared->sum_into_mine(b, std::min<size_t>(1000, shard.end - b));
     shared->publish();
     shared->fence();
     for (size_t i = 0; i < n; ++i) {
@@ -231,7 +242,8 @@ TEST(MpiCollectives, SharedSegmentsSumInRankOrderAndClearWhatWasRead) {
             ASSERT_EQ(mine[i], want) << "rank " << me << " element " << i;
             ASSERT_EQ(mine[i], by_messages[i]);
         } else {
-            ASSERT_EQ(mine[i], 0.0f) << "rank " << me << " element " << i << ": its owner read it and cleared it";
+            ASSERT_EQ(mine[i], 0.0f)
+                << "rank " << me << " element " << i << ": its owner read it and cleared it";
         }
     }
 }
@@ -279,7 +291,8 @@ TEST(MpiCollectives, SharedStepBuffersHandEveryItemToOneThreadOfOneRank) {
 // segment zero afterwards, ready for the next step.
 TEST(MpiCollectives, SharedExchangeReadsABlockInPlaceFromTheRankHoldingIt) {
     Communicator* comm = &Communicator::world();
-    if (!comm->distributed()) GTEST_SKIP() << "needs several ranks (ctest runs it under mpirun -np 3)";
+    if (!comm->distributed())
+        GTEST_SKIP() << "needs several ranks (ctest runs it under mpirun -np 3)";
     const int N = comm->size(), me = comm->rank();
     ThreadPool pool(1);
     // Blocks of "levels" larger than Adam's blocks (16 K) and not aligned to them or to shards:
@@ -288,7 +301,8 @@ TEST(MpiCollectives, SharedExchangeReadsABlockInPlaceFromTheRankHoldingIt) {
     const size_t n = 300000, block = 50000 + 1000;
     auto holder_of = [&](size_t i) { return int((i / block) % size_t(N)); };
     // Sparse "hash" range then a dense "MLP" range, as the trainer's.
-    const std::vector<ParamRange> ranges{{0, 260000, false, true}, {260000, n - 260000, true, false}};
+    const std::vector<ParamRange> ranges{{0, 260000, false, true},
+                                         {260000, n - 260000, true, false}};
     size_t in_place = 0;
     std::vector<float> start(n);
     for (size_t i = 0; i < n; ++i) start[i] = 0.01f * float(i % 97) - 0.3f;
@@ -319,7 +333,8 @@ TEST(MpiCollectives, SharedExchangeReadsABlockInPlaceFromTheRankHoldingIt) {
     EXPECT_GT(in_place, 0u);
     // This rank's shard was updated by it in both; the rest arrived by gather in both.
     size_t differ = 0;
-    for (size_t i = 0; i < n; ++i) differ += std::memcmp(&p_shared[i], &p_messages[i], sizeof(float)) != 0;
+    for (size_t i = 0; i < n; ++i)
+        differ += std::memcmp(&p_shared[i], &p_messages[i], sizeof(float)) != 0;
     EXPECT_EQ(differ, 0u);
 }
 
@@ -339,7 +354,8 @@ struct MpiScene {
     }
     std::string train_args(const std::string& snapshot, uint64_t seed = 3) const {
         return "train " + scene.train_json + " --val " + scene.test_json +
-               " --log2-table 15 --target-samples 16384 --threads 1 --val-every 0 --checkpoint-every 0 --seed " +
+               " --log2-table 15 --target-samples 16384 --threads 1 --val-every 0 "
+               "--checkpoint-every 0 --seed " +
                std::to_string(seed) + " --snapshot " + snapshot;
     }
 };
@@ -351,10 +367,12 @@ TEST(MpiTrain, TwoRanksScoreLikeOneRankInTheSameStepsAndSamples) {
     double one = 0, two = 0;
     for (uint64_t seed : {1, 2}) {
         const std::string r1 = s.dir / "one.json", r2 = s.dir / "two.json";
-        JobResult a = run_shell(s.dir, std::string(RADIANT_BINARY) + " " + s.train_args(s.dir / "one.radiant", seed) +
-                                     " --steps 400 --report " + r1);
+        JobResult a = run_shell(s.dir, std::string(RADIANT_BINARY) + " " +
+                                           s.train_args(s.dir / "one.radiant", seed) +
+                                           " --steps 400 --report " + r1);
         ASSERT_EQ(a.exit_code, 0) << a.err;
-        JobResult b = run_shell(s.dir, mpirun(2, s.train_args(s.dir / "two.radiant", seed) + " --steps 400 --report " + r2));
+        JobResult b = run_shell(s.dir, mpirun(2, s.train_args(s.dir / "two.radiant", seed) +
+                                                     " --steps 400 --report " + r2));
         ASSERT_EQ(b.exit_code, 0) << b.err;
         one += report_psnr(r1) / 2;
         two += report_psnr(r2) / 2;
@@ -385,32 +403,43 @@ TEST(MpiTrain, TwoRankRunsRepeatBitForBitAndResumeExactly) {
     const std::string t = s.dir / "t.radiant", report_a = s.dir / "t.json";
     std::string two_threads = s.train_args(t);
     two_threads.replace(two_threads.find("--threads 1"), 11, "--threads 2");
-    ASSERT_EQ(run_shell(s.dir, mpirun(2, two_threads + " --steps 60 --report " + report_a)).exit_code, 0);
+    ASSERT_EQ(
+        run_shell(s.dir, mpirun(2, two_threads + " --steps 60 --report " + report_a)).exit_code, 0);
     const std::vector<float> pt = snapshot_params(t);
     ASSERT_EQ(pt.size(), pa.size());
-    EXPECT_EQ(std::memcmp(pa.data(), pt.data(), pa.size() * sizeof(float)), 0) << "the claimed work depends on threads";
+    EXPECT_EQ(std::memcmp(pa.data(), pt.data(), pa.size() * sizeof(float)), 0)
+        << "the claimed work depends on threads";
     std::ifstream in_a(report_a);
     EXPECT_EQ(nlohmann::json::parse(in_a)["mpi_split"], "work");
     // Gradients sent as messages instead of summed in shared memory: the same bits as shared
     // memory with each rank training its own samples (as messages always do).
     const std::string m = s.dir / "m.radiant", report = s.dir / "m.json", sm = s.dir / "s.radiant";
-    ASSERT_EQ(run_shell(s.dir, mpirun(2, s.train_args(m) + " --steps 60 --mpi-exchange messages --report " + report)).exit_code, 0);
-    ASSERT_EQ(run_shell(s.dir, mpirun(2, s.train_args(sm) + " --steps 60 --mpi-split samples")).exit_code, 0);
+    ASSERT_EQ(
+        run_shell(s.dir, mpirun(2, s.train_args(m) +
+                                       " --steps 60 --mpi-exchange messages --report " + report))
+            .exit_code,
+        0);
+    ASSERT_EQ(
+        run_shell(s.dir, mpirun(2, s.train_args(sm) + " --steps 60 --mpi-split samples")).exit_code,
+        0);
     const std::vector<float> pm = snapshot_params(m), ps = snapshot_params(sm);
     ASSERT_EQ(pm.size(), pa.size());
     ASSERT_EQ(ps.size(), pa.size());
-    EXPECT_EQ(std::memcmp(ps.data(), pm.data(), pa.size() * sizeof(float)), 0) << "the exchanges disagree";
+    EXPECT_EQ(std::memcmp(ps.data(), pm.data(), pa.size() * sizeof(float)), 0)
+        << "the exchanges disagree";
     std::ifstream in(report);
     const nlohmann::json rm = nlohmann::json::parse(in);
     EXPECT_EQ(rm["mpi_exchange"], "messages");
     EXPECT_EQ(rm["mpi_split"], "samples");
     // Stopped at step 25 (the sharded optimiser's state gathered into the snapshot), resumed.
-    JobResult first = run_shell(s.dir, mpirun(2, s.train_args(c) + " --steps 60 --stop-at-step 25"));
+    JobResult first =
+        run_shell(s.dir, mpirun(2, s.train_args(c) + " --steps 60 --stop-at-step 25"));
     ASSERT_EQ(first.exit_code, 0) << first.err;
     JobResult rest = run_shell(s.dir, mpirun(2, s.train_args(c) + " --steps 60 --resume"));
     ASSERT_EQ(rest.exit_code, 0) << rest.err;
     const std::vector<float> pc = snapshot_params(c);
-    EXPECT_EQ(std::memcmp(pa.data(), pc.data(), pa.size() * sizeof(float)), 0) << "resumed run differs";
+    EXPECT_EQ(std::memcmp(pa.data(), pc.data(), pa.size() * sizeof(float)), 0)
+        << "resumed run differs";
 }
 
 // Each rank stages only its share of the cameras, yet every rank must kill the same unseen
@@ -425,7 +454,8 @@ TEST(MpiTrain, RanksKillTheSameUnseenGridCellsAsOneRank) {
         std::ofstream(s.scene.train_json) << j.dump();
     }
     const std::string one = s.dir / "one.radiant", two = s.dir / "two.radiant";
-    JobResult a = run_shell(s.dir, std::string(RADIANT_BINARY) + " " + s.train_args(one) + " --steps 2");
+    JobResult a =
+        run_shell(s.dir, std::string(RADIANT_BINARY) + " " + s.train_args(one) + " --steps 2");
     ASSERT_EQ(a.exit_code, 0) << a.err;
     JobResult b = run_shell(s.dir, mpirun(2, s.train_args(two) + " --steps 2"));
     ASSERT_EQ(b.exit_code, 0) << b.err;
@@ -446,11 +476,12 @@ TEST(MpiTrain, TwoRanksResumeOnOneRank) {
     SKIP_WITHOUT_MPIRUN();
     MpiScene s;
     const std::string snap = s.dir / "m.radiant", rep = s.dir / "r.json";
-    JobResult first = run_shell(s.dir, mpirun(2, s.train_args(snap) + " --steps 300 --stop-at-step 150"));
+    JobResult first =
+        run_shell(s.dir, mpirun(2, s.train_args(snap) + " --steps 300 --stop-at-step 150"));
     ASSERT_EQ(first.exit_code, 0) << first.err;
     EXPECT_EQ(load_model_snapshot(snap).file.header()["training"]["step"], 150);
     JobResult rest = run_shell(s.dir, std::string(RADIANT_BINARY) + " " + s.train_args(snap) +
-                                    " --steps 300 --resume --report " + rep);
+                                          " --steps 300 --resume --report " + rep);
     ASSERT_EQ(rest.exit_code, 0) << rest.err;
     EXPECT_NE(rest.err.find("resuming at step 150"), std::string::npos) << rest.err;
     EXPECT_EQ(load_model_snapshot(snap).file.header()["training"]["step"], 300);
@@ -500,8 +531,8 @@ TEST(MpiTrain, AKilledRankEndsTheJobWithAnError) {
     SKIP_WITHOUT_MPIRUN();
     MpiScene s;
     const std::string log = s.dir / "log.txt";
-    const pid_t job = spawn_shell(mpirun(2, s.train_args(s.dir / "m.radiant") + " --steps 100000") + " > " + log +
-                                  " 2>&1");
+    const pid_t job = spawn_shell(mpirun(2, s.train_args(s.dir / "m.radiant") + " --steps 100000") +
+                                  " > " + log + " 2>&1");
     ASSERT_TRUE(wait_for_text(log, "step ")) << read_file(log);
     const std::vector<pid_t> ranks = children_of(job);
     ASSERT_GE(ranks.size(), 2u);
@@ -519,8 +550,9 @@ TEST(MpiTrain, CtrlCStopsEveryRankAfterTheSameStepAndSaves) {
     // mpirun passes Ctrl-C on as SIGTERM to every rank odls_base_sigkill_timeout seconds later,
     // and SIGKILLs them as long again after that (1 s by default: too short for a step and a
     // save on a loaded machine; the README says to raise it).
-    const pid_t job = spawn_shell(mpirun(2, s.train_args(snap) + " --steps 100000", "--mca odls_base_sigkill_timeout 5") +
-                                  " > " + log + " 2>&1");
+    const pid_t job = spawn_shell(
+        mpirun(2, s.train_args(snap) + " --steps 100000", "--mca odls_base_sigkill_timeout 5") +
+        " > " + log + " 2>&1");
     ASSERT_TRUE(wait_for_text(log, "step ")) << read_file(log);
     ASSERT_EQ(kill(job, SIGINT), 0);
     const int status = wait_for(job, 30);
@@ -538,9 +570,11 @@ TEST(MpiTrain, CtrlCStopsEveryRankAfterTheSameStepAndSaves) {
 TEST(MpiTrain, BadInputOnEveryRankIsOneClearError) {
     SKIP_WITHOUT_MPIRUN();
     MpiScene s;
-    JobResult r = run_shell(s.dir, mpirun(2, s.train_args(s.dir / "m.radiant") + " --steps 10 --view"));
+    JobResult r =
+        run_shell(s.dir, mpirun(2, s.train_args(s.dir / "m.radiant") + " --steps 10 --view"));
     EXPECT_NE(r.exit_code, 0);
-    EXPECT_NE(r.err.find("the training viewer runs with one rank, not 2"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("the training viewer runs with one rank, not 2"), std::string::npos)
+        << r.err;
     r = run_shell(s.dir, mpirun(2, "train " + (s.dir / "nowhere") + " --steps 10"));
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.err.find("nowhere"), std::string::npos) << r.err;

@@ -30,7 +30,8 @@ TEST(NerfField, InstantNgpDefaultsStructure) {
     EXPECT_EQ(f.grid().n_output_dims(), 32);
     EXPECT_EQ(f.density_mlp().n_params(), 32u * 64 + 64u * 16);
     EXPECT_EQ(f.color_mlp().n_params(), 32u * 64 + 64u * 64 + 64u * 3);
-    EXPECT_EQ(f.n_params(), f.grid().n_params() + f.density_mlp().n_params() + f.color_mlp().n_params());
+    EXPECT_EQ(f.n_params(),
+              f.grid().n_params() + f.density_mlp().n_params() + f.color_mlp().n_params());
     EXPECT_NEAR(f.grid().levels().back().scale, 2048.0f, 1.0f);
 }
 
@@ -39,11 +40,13 @@ TEST(NerfField, GradientMatchesFiniteDifferences) {
     std::vector<float> params(field.n_params()), packed(field.packed_size());
     Pcg32 rng(11);
     field.init_params(params.data(), rng);
-    for (size_t i = 0; i < field.density_offset(); ++i) params[i] = (rng.next_float() - 0.5f) * 0.5f;
+    for (size_t i = 0; i < field.density_offset(); ++i)
+        params[i] = (rng.next_float() - 0.5f) * 0.5f;
     const size_t n = 7;
     std::vector<float> pos(3 * n), dir(3 * n), ws_sigma(n), ws_rgb(3 * n);
     for (size_t i = 0; i < n; ++i) {
-        for (int k = 0; k < 3; ++k) pos[3 * i + k] = rng.next_float() * 1.6f - 0.3f;  // some outside [0,1]
+        for (int k = 0; k < 3; ++k)
+            pos[3 * i + k] = rng.next_float() * 1.6f - 0.3f;  // some outside [0,1]
         float d[3] = {rng.next_float() - 0.5f, rng.next_float() - 0.5f, rng.next_float() - 0.5f};
         float len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         for (int k = 0; k < 3; ++k) dir[3 * i + k] = d[k] / len;
@@ -54,7 +57,8 @@ TEST(NerfField, GradientMatchesFiniteDifferences) {
     std::vector<float> sigma(n), rgb(3 * n);
     auto loss = [&]() {
         field.pack(params.data(), packed.data());
-        field.forward(params.data(), packed.data(), pos.data(), dir.data(), n, ws, sigma.data(), rgb.data());
+        field.forward(params.data(), packed.data(), pos.data(), dir.data(), n, ws, sigma.data(),
+                      rgb.data());
         double l = 0;
         for (size_t i = 0; i < n; ++i) {
             l += double(ws_sigma[i]) * sigma[i];
@@ -72,7 +76,8 @@ TEST(NerfField, GradientMatchesFiniteDifferences) {
         for (int k = 0; k < E; ++k) d_enc_fm[k * n + i] = d_enc[i * E + k];
     std::vector<float> mapped(3 * n);
     field.map_positions(pos.data(), n, mapped.data());
-    field.grid().backward(mapped.data(), n, d_enc_fm.data(), n, grad.data(), 0, field.config().grid.n_levels);
+    field.grid().backward(mapped.data(), n, d_enc_fm.data(), n, grad.data(), 0,
+                          field.config().grid.n_levels);
 
     // Check each block: hash tables (only touched entries matter), density MLP, colour MLP.
     std::vector<size_t> hash_idx, mlp_idx;
@@ -95,7 +100,8 @@ TEST(NerfField, DensityMatchesForward) {
     for (auto& p : pos) p = rng.next_float();
     for (size_t i = 0; i < n; ++i) dir[3 * i + 2] = 1.0f;
     auto ws = field.make_workspace(16);
-    field.forward(params.data(), packed.data(), pos.data(), dir.data(), n, ws, a.data(), rgb.data());
+    field.forward(params.data(), packed.data(), pos.data(), dir.data(), n, ws, a.data(),
+                  rgb.data());
     field.density(params.data(), packed.data(), pos.data(), n, ws, b.data());
     for (size_t i = 0; i < n; ++i) {
         EXPECT_FLOAT_EQ(a[i], b[i]);

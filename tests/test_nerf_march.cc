@@ -153,8 +153,9 @@ TEST(Marcher, SegmentsConcatenateToTheWholeRay) {
     Pcg32 dirs(5);
     size_t total = 0;
     for (int k = 0; k < 30; ++k) {
-        const Ray r = ray_from({-1.0f, 0.5f + 0.3f * (dirs.next_float() - 0.5f), 0.5f},
-                               {1, 0.2f * (dirs.next_float() - 0.5f), 0.2f * (dirs.next_float() - 0.5f)});
+        const Ray r =
+            ray_from({-1.0f, 0.5f + 0.3f * (dirs.next_float() - 0.5f), 0.5f},
+                     {1, 0.2f * (dirs.next_float() - 0.5f), 0.2f * (dirs.next_float() - 0.5f)});
         const size_t n = march_ray(r, grid, m, whole.data());
         MarchCursor cursor;
         std::vector<RaySample> got;
@@ -174,7 +175,9 @@ TEST(Marcher, SegmentsConcatenateToTheWholeRay) {
     m.max_samples = 10;
     MarchCursor cursor;
     size_t sum = 0;
-    while (!cursor.done) sum += march_ray_segment(ray_from({-1.0f, 0.5f, 0.5f}, {1, 0, 0}), grid, m, cursor, 3, part.data());
+    while (!cursor.done)
+        sum += march_ray_segment(ray_from({-1.0f, 0.5f, 0.5f}, {1, 0, 0}), grid, m, cursor, 3,
+                                 part.data());
     EXPECT_EQ(sum, 10u);
 }
 
@@ -208,8 +211,11 @@ TEST(OccupancyGrid, EmptyRadiusIsTheChebyshevDistanceToTheNearestBlockingCell) {
                         for (int b = 0; b < R; ++b)
                             for (int a = 0; a < R; ++a)
                                 if (blocking(a, b, c))
-                                    want = std::min(want, std::max({std::abs(a - x), std::abs(b - y), std::abs(c - z)}));
-                    ASSERT_EQ(grid.empty_radius(k, x, y, z), want) << k << " " << x << " " << y << " " << z;
+                                    want =
+                                        std::min(want, std::max({std::abs(a - x), std::abs(b - y),
+                                                                 std::abs(c - z)}));
+                    ASSERT_EQ(grid.empty_radius(k, x, y, z), want)
+                        << k << " " << x << " " << y << " " << z;
                     capped += want == C;
                     far += want >= 3;
                 }
@@ -230,7 +236,8 @@ TEST(Marcher, EmptySpaceJumpsMissNoOccupiedCell) {
         Pcg32 dirs(6);
         size_t checked = 0;
         for (int r = 0; r < 300; ++r) {
-            const Vec3 o{-1.5f, 0.5f + (dirs.next_float() - 0.5f), 0.5f + (dirs.next_float() - 0.5f)};
+            const Vec3 o{-1.5f, 0.5f + (dirs.next_float() - 0.5f),
+                         0.5f + (dirs.next_float() - 0.5f)};
             Vec3 d{1.0f, 0.8f * (dirs.next_float() - 0.5f), 0.8f * (dirs.next_float() - 0.5f)};
             const float len = std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
             d = {d.x / len, d.y / len, d.z / len};
@@ -253,8 +260,10 @@ TEST(Marcher, EmptySpaceJumpsMissNoOccupiedCell) {
                 if (c != run_cell) {
                     if (run_cell >= 0 && t - run_start > 3 * m.min_step) {
                         ++checked;
-                        ASSERT_NE(std::find(sampled.begin(), sampled.end(), run_cell), sampled.end())
-                            << "ray " << r << " skipped occupied cell " << run_cell << " (K=" << K << ")";
+                        ASSERT_NE(std::find(sampled.begin(), sampled.end(), run_cell),
+                                  sampled.end())
+                            << "ray " << r << " skipped occupied cell " << run_cell << " (K=" << K
+                            << ")";
                     }
                     run_cell = c;
                     run_start = t;
@@ -377,7 +386,8 @@ TEST(OccupancyGrid, UpdatesEvaluateEveryOccupiedCellUnlessTheyFillMoreThanAQuart
     ASSERT_LT(occupied, n / 4);
     grid.update(count(10.0f), rng, false, 2);
     EXPECT_EQ(occupied_evaluated, occupied);
-    EXPECT_NEAR(double(evaluated - occupied), (n - occupied) / 4.0, 5 * std::sqrt((n - occupied) * 0.25 * 0.75));
+    EXPECT_NEAR(double(evaluated - occupied), (n - occupied) / 4.0,
+                5 * std::sqrt((n - occupied) * 0.25 * 0.75));
 }
 
 // After warm-up, empty cells far from the occupied ones (empty_radius() >= 3) are evaluated a
@@ -396,7 +406,8 @@ TEST(OccupancyGrid, FarEmptyCellsAreEvaluatedLessOftenThanNearOnes) {
     std::vector<int> radius(grid.n_cells());
     for (int z = 0; z < R; ++z)
         for (int y = 0; y < R; ++y)
-            for (int x = 0; x < R; ++x) radius[size_t((z * R + y) * R + x)] = grid.empty_radius(0, x, y, z);
+            for (int x = 0; x < R; ++x)
+                radius[size_t((z * R + y) * R + x)] = grid.empty_radius(0, x, y, z);
     size_t cells[3] = {}, evaluated[3] = {};  // occupied, near empty, far empty
     auto class_of = [](int r) { return r == 0 ? 0 : r < 3 ? 1 : 2; };
     for (int r : radius) ++cells[class_of(r)];
@@ -425,7 +436,8 @@ TEST(OccupancyGrid, FarEmptyCellsAreEvaluatedLessOftenThanNearOnes) {
 // cell (a quarter chosen, a sixteenth of the far ones), one per live occupied cell that is not
 // held dense when more than a quarter of the live cells are such, then three per chosen cell
 // for its point. Returns the estimates it leaves.
-std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool warmup, uint64_t round) {
+std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool warmup,
+                                 uint64_t round) {
     std::vector<float> d = grid.densities();
     const OccupancyGridConfig& c = grid.config();
     const size_t cells = grid.cells_per_cascade(), R = size_t(c.resolution);
@@ -440,14 +452,18 @@ std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool war
         candidates += occupied(i) && !(dense(i) && !due(i));
     }
     const bool thin = !warmup && 4 * candidates > live;
-    const uint32_t keep = thin ? uint32_t(double(live) / 4.0 / double(candidates) * 4294967295.0) : 0;
+    const uint32_t keep =
+        thin ? uint32_t(double(live) / 4.0 / double(candidates) * 4294967295.0) : 0;
     std::vector<size_t> chosen;
     for (size_t i = 0; i < d.size(); ++i) {
         if (d[i] < 0) continue;
-        if (warmup) chosen.push_back(i);
+        if (warmup)
+            chosen.push_back(i);
         else if (!occupied(i)) {
-            const int k = int(i / cells), x = int(i % cells % R), y = int(i % cells / R % R), z = int(i % cells / (R * R));
-            const bool far = c.far_empty_radius > 0 && grid.empty_radius(k, x, y, z) >= c.far_empty_radius;
+            const int k = int(i / cells), x = int(i % cells % R), y = int(i % cells / R % R),
+                      z = int(i % cells / (R * R));
+            const bool far =
+                c.far_empty_radius > 0 && grid.empty_radius(k, x, y, z) >= c.far_empty_radius;
             if (rng.next_below(far ? uint32_t(c.far_empty_every) : 4u) == 0) chosen.push_back(i);
         } else if (dense(i) && !due(i))
             continue;
@@ -466,8 +482,10 @@ std::vector<float> serial_update(const OccupancyGrid& grid, Pcg32& rng, bool war
     ball_density(pos.data(), chosen.size(), value.data());
     for (size_t i = 0; i < d.size(); ++i) {
         if (d[i] <= 0) continue;
-        if (!dense(i)) d[i] *= c.decay;
-        else if (due(i)) d[i] *= refresh_decay;
+        if (!dense(i))
+            d[i] *= c.decay;
+        else if (due(i))
+            d[i] *= refresh_decay;
     }
     for (size_t j = 0; j < chosen.size(); ++j) d[chosen[j]] = std::max(d[chosen[j]], value[j]);
     return d;
@@ -496,7 +514,8 @@ void expect_updates_the_same_whatever_the_threads(int dense_refresh) {
             fractions.push_back(grid.occupied_fraction());
             // Each update draws the numbers, and leaves the estimates, of the serial pass.
             Pcg32 reference_rng = rng;
-            const std::vector<float> want = serial_update(grid, reference_rng, /*warmup=*/i == 0, uint64_t(i));
+            const std::vector<float> want =
+                serial_update(grid, reference_rng, /*warmup=*/i == 0, uint64_t(i));
             grid.update(ball_density, rng, /*warmup=*/i == 0, uint64_t(i), pool);
             EXPECT_EQ(grid.densities(), want) << "update " << i;
             EXPECT_TRUE(rng == reference_rng) << "update " << i;
@@ -522,8 +541,10 @@ void expect_updates_the_same_whatever_the_threads(int dense_refresh) {
                     for (int z = bz * B; z < (bz + 1) * B; ++z)
                         for (int y = by * B; y < (by + 1) * B; ++y)
                             for (int x = bx * B; x < (bx + 1) * B; ++x)
-                                any = any || serial.occupied_cell(k, x, y, z) || serial.overlaps_finer(k, x, y, z);
-                    ASSERT_EQ(serial.occupied_block(k, bx, by, bz), any) << k << " " << bx << " " << by << " " << bz;
+                                any = any || serial.occupied_cell(k, x, y, z) ||
+                                      serial.overlaps_finer(k, x, y, z);
+                    ASSERT_EQ(serial.occupied_block(k, bx, by, bz), any)
+                        << k << " " << bx << " " << by << " " << bz;
                 }
     for (int threads : {1, 2, 3}) {
         ThreadPool pool(threads);
@@ -534,9 +555,12 @@ void expect_updates_the_same_whatever_the_threads(int dense_refresh) {
             for (int z = 0; z < R; ++z)
                 for (int y = 0; y < R; ++y)
                     for (int x = 0; x < R; ++x) {
-                        ASSERT_EQ(parallel.occupied_cell(k, x, y, z), serial.occupied_cell(k, x, y, z));
-                        ASSERT_EQ(parallel.empty_radius(k, x, y, z), serial.empty_radius(k, x, y, z));
-                        ASSERT_EQ(parallel.occupied_block(k, x / B, y / B, z / B), serial.occupied_block(k, x / B, y / B, z / B));
+                        ASSERT_EQ(parallel.occupied_cell(k, x, y, z),
+                                  serial.occupied_cell(k, x, y, z));
+                        ASSERT_EQ(parallel.empty_radius(k, x, y, z),
+                                  serial.empty_radius(k, x, y, z));
+                        ASSERT_EQ(parallel.occupied_block(k, x / B, y / B, z / B),
+                                  serial.occupied_block(k, x / B, y / B, z / B));
                     }
     }
 }
@@ -568,12 +592,15 @@ TEST(OccupancyGrid, DenseCellsAreHeldBetweenTheirRounds) {
     auto density = [&](const float* pos, size_t n, float* out) {
         for (size_t i = 0; i < n; ++i) {
             const size_t cell = grid.cell_of({pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]}, 0);
-            if (grid.densities()[cell] > dense_above) ++dense_evaluated, not_due += (cell + round) % 8 != 0;
+            if (grid.densities()[cell] > dense_above)
+                ++dense_evaluated, not_due += (cell + round) % 8 != 0;
         }
         // The ball while it is there, and a slab x > 0.75 always: the slab keeps the mean,
         // which caps the threshold, above 0.8.
-        if (ball) ball_density(pos, n, out);
-        else std::fill(out, out + n, 0.0f);
+        if (ball)
+            ball_density(pos, n, out);
+        else
+            std::fill(out, out + n, 0.0f);
         for (size_t i = 0; i < n; ++i)
             if (pos[3 * i] > 0.75f) out[i] = 10.0f;
     };
@@ -583,11 +610,13 @@ TEST(OccupancyGrid, DenseCellsAreHeldBetweenTheirRounds) {
     size_t dense_due = 0;
     for (round = 1; round <= 8; ++round) {
         dense_due = 0;
-        for (size_t i = 0; i < grid.n_cells(); ++i) dense_due += grid.densities()[i] > dense_above && (i + round) % 8 == 0;
+        for (size_t i = 0; i < grid.n_cells(); ++i)
+            dense_due += grid.densities()[i] > dense_above && (i + round) % 8 == 0;
         dense_evaluated = not_due = 0;
         grid.update(density, rng, false, round);
         EXPECT_EQ(not_due, 0u) << "round " << round;
-        EXPECT_EQ(dense_evaluated, dense_due) << "round " << round << ": few candidates, none thinned";
+        EXPECT_EQ(dense_evaluated, dense_due)
+            << "round " << round << ": few candidates, none thinned";
         EXPECT_EQ(grid.densities()[centre], 10.0f) << "held, or evaluated again at 10";
     }
     EXPECT_GT(dense_due, 0u);

@@ -2,8 +2,8 @@
 // resume guarantee (interrupted + resumed == uninterrupted, same seed and threads).
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "core/thread_pool.h"
@@ -11,12 +11,12 @@
 #include "io/staging.h"
 #include "io/transforms.h"
 #include "nerf/model_io.h"
-#include "train/training_state.h"
-#include "scene/composite.h"
 #include "nerf/render_view.h"
-#include "train/trainer.h"
+#include "scene/composite.h"
 #include "small_demo_scene.h"
 #include "test_util.h"
+#include "train/trainer.h"
+#include "train/training_state.h"
 
 namespace radiant {
 namespace {
@@ -54,7 +54,9 @@ TEST(ModelSnapshot, RoundTripRendersIdentically) {
     save_model_snapshot(path, model, views_to_json(scene.images), {{"note", "test"}});
     LoadedModel loaded = load_model_snapshot(path);
     ASSERT_EQ(loaded.model->params().size(), model.params().size());
-    EXPECT_EQ(std::memcmp(loaded.model->params().data(), model.params().data(), model.params().size() * 4), 0);
+    EXPECT_EQ(std::memcmp(loaded.model->params().data(), model.params().data(),
+                          model.params().size() * 4),
+              0);
     EXPECT_EQ(loaded.model->grid().densities(), model.grid().densities());
     EXPECT_EQ(loaded.model->grid().occupied_fraction(), model.grid().occupied_fraction());
     const StagedImage& im = scene.images.images[0];
@@ -65,7 +67,8 @@ TEST(ModelSnapshot, RoundTripRendersIdentically) {
     EXPECT_EQ(loaded.file.header()["info"]["note"], "test");
     // Saved for rendering only: resuming from it is refused.
     NerfTrainer other(scene.images, *loaded.model, small_train(), pool);
-    EXPECT_RADIANT_ERROR(restore_training_state(loaded.file, other), "m.radiant", "no optimiser state");
+    EXPECT_RADIANT_ERROR(restore_training_state(loaded.file, other), "m.radiant",
+                         "no optimiser state");
 }
 
 // render_view evaluates rays in rounds and stops at kRenderOpaqueTransmittance, normalising an
@@ -93,34 +96,46 @@ TEST(RenderView, MatchesWholeRayCompositing) {
     size_t long_rays = 0, opaque_rays = 0;
     for (int y = 0; y < camera.height; ++y)
         for (int x = 0; x < camera.width; ++x) {
-            const Ray ray = camera_ray(camera, im.camera_to_world, model.config().scene, x + 0.5f, y + 0.5f);
+            const Ray ray =
+                camera_ray(camera, im.camera_to_world, model.config().scene, x + 0.5f, y + 0.5f);
             const size_t n = march_ray(ray, model.grid(), model.config().march, samples.data());
             long_rays += n > 24;
-            std::vector<float> pos(3 * n + 3), dir(3 * n + 3), sigma(n + 1), rgb(3 * n + 3), dt(n + 1);
+            std::vector<float> pos(3 * n + 3), dir(3 * n + 3), sigma(n + 1), rgb(3 * n + 3),
+                dt(n + 1);
             for (size_t s = 0; s < n; ++s) {
                 pos[3 * s] = samples[s].position.x, pos[3 * s + 1] = samples[s].position.y;
                 pos[3 * s + 2] = samples[s].position.z;
-                dir[3 * s] = ray.direction.x, dir[3 * s + 1] = ray.direction.y, dir[3 * s + 2] = ray.direction.z;
+                dir[3 * s] = ray.direction.x, dir[3 * s + 1] = ray.direction.y,
+                        dir[3 * s + 2] = ray.direction.z;
                 dt[s] = samples[s].dt;
             }
-            if (n) model.field().forward(model.params().data(), model.packed(), pos.data(), dir.data(), n, ws,
-                                         sigma.data(), rgb.data());
-            const CompositeResult cr = composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg, kRenderOpaqueTransmittance);
-            const CompositeResult full = composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg);
+            if (n)
+                model.field().forward(model.params().data(), model.packed(), pos.data(), dir.data(),
+                                      n, ws, sigma.data(), rgb.data());
+            const CompositeResult cr = composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg,
+                                                         kRenderOpaqueTransmittance);
+            const CompositeResult full =
+                composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg);
             const bool opaque = cr.transmittance < kRenderOpaqueTransmittance;
             opaque_rays += opaque;
             for (int k = 0; k < 3; ++k) {
                 // Opaque: take the background back out, divide by the opacity.
-                const float want = opaque ? (cr.rgb[k] - cr.transmittance * bg[k]) / (1.0f - cr.transmittance) : cr.rgb[k];
-                max_err = std::max(max_err, double(std::abs(std::clamp(want, 0.0f, 1.0f) - img.at(x, y, k))));
-                max_moved = std::max(max_moved, double(std::abs(std::clamp(full.rgb[k], 0.0f, 1.0f) - img.at(x, y, k))));
+                const float want =
+                    opaque ? (cr.rgb[k] - cr.transmittance * bg[k]) / (1.0f - cr.transmittance)
+                           : cr.rgb[k];
+                max_err = std::max(
+                    max_err, double(std::abs(std::clamp(want, 0.0f, 1.0f) - img.at(x, y, k))));
+                max_moved = std::max(
+                    max_moved,
+                    double(std::abs(std::clamp(full.rgb[k], 0.0f, 1.0f) - img.at(x, y, k))));
             }
         }
     EXPECT_GT(long_rays, 0u);     // some rays span several rounds
     EXPECT_GT(opaque_rays, 50u);  // and many stop early
     EXPECT_LT(max_err, 2e-5);
     EXPECT_LE(max_moved, kRenderOpaqueTransmittance + 2e-5);
-    EXPECT_GT(max_moved, 1e-4);  // the rule is in force: some pixel differs from compositing to 1e-4
+    EXPECT_GT(max_moved,
+              1e-4);  // the rule is in force: some pixel differs from compositing to 1e-4
 }
 
 TEST(ModelSnapshot, RejectsParametersThatDoNotMatchTheHeader) {
@@ -142,7 +157,8 @@ TEST(ModelSnapshot, RejectsParametersThatDoNotMatchTheHeader) {
         std::vector<float> occupancy = occ;
         occupancy[7] = -1.0f;  // dead: fine
         occupancy[9] = bad;
-        write_snapshot(path, {{"kind", "radiant-nerf"}, {"model", model_config_to_json(model.config())}},
+        write_snapshot(path,
+                       {{"kind", "radiant-nerf"}, {"model", model_config_to_json(model.config())}},
                        {{"params", model.params().data(), model.params().size() * 4},
                         {"occupancy", occupancy.data(), occupancy.size() * 4}});
         EXPECT_RADIANT_ERROR(load_model_snapshot(path), "bad.radiant", "NaN or negative");
@@ -151,7 +167,8 @@ TEST(ModelSnapshot, RejectsParametersThatDoNotMatchTheHeader) {
     nlohmann::json cfg = model_config_to_json(model.config());
     cfg["field"]["levels"] = 1000;
     write_snapshot(path, {{"kind", "radiant-nerf"}, {"model", cfg}}, {});
-    EXPECT_RADIANT_ERROR(load_model_snapshot(path), "bad.radiant", "model.field.levels is out of range");
+    EXPECT_RADIANT_ERROR(load_model_snapshot(path), "bad.radiant",
+                         "model.field.levels is out of range");
     cfg["field"]["levels"] = 16;
     cfg.erase("march");
     write_snapshot(path, {{"kind", "radiant-nerf"}, {"model", cfg}}, {});
@@ -185,7 +202,8 @@ TEST(ModelSnapshot, OccupancyRuleRoundTripsAndOldHeadersKeepTheirRule) {
     back = model_config_from_json(j, "new.radiant");
     EXPECT_TRUE(back.grid_threshold_per_cascade);
     j["grid_threshold"] = -1.0f;
-    EXPECT_RADIANT_ERROR(model_config_from_json(j, "bad.radiant"), "bad.radiant", "model.grid_threshold is out of range");
+    EXPECT_RADIANT_ERROR(model_config_from_json(j, "bad.radiant"), "bad.radiant",
+                         "model.grid_threshold is out of range");
 }
 
 TEST(ModelSnapshot, RefusesToSaveNonFiniteParameters) {
@@ -196,8 +214,8 @@ TEST(ModelSnapshot, RefusesToSaveNonFiniteParameters) {
     const std::string path = scene.dir / "good.radiant";
     save_model_snapshot(path, model, nlohmann::json::array(), {});
     model.params()[5] = NAN;
-    EXPECT_RADIANT_ERROR(save_model_snapshot(path, model, nlohmann::json::array(), {}), "good.radiant",
-                         "non-finite");
+    EXPECT_RADIANT_ERROR(save_model_snapshot(path, model, nlohmann::json::array(), {}),
+                         "good.radiant", "non-finite");
     // The earlier snapshot is intact.
     LoadedModel loaded = load_model_snapshot(path);
     EXPECT_TRUE(std::isfinite(loaded.model->params()[5]));

@@ -4,11 +4,11 @@
 
 #include "core/rng.h"
 #include "gradcheck.h"
-#include "scene/camera.h"
 #include "nerf/model.h"
+#include "scene/camera.h"
+#include "scene/composite.h"
 #include "train/model_setup.h"
 #include "train/trainer.h"
-#include "scene/composite.h"
 
 namespace radiant {
 namespace {
@@ -43,10 +43,12 @@ TEST(VolumeRender, BackwardMatchesFiniteDifferencesIncludingBackground) {
     }
     for (int k = 0; k < 3; ++k) bg[k] = rng.next_float(), w[k] = rng.next_float() - 0.5f;
     auto loss = [&]() {
-        CompositeResult r = composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg.data(), 0.0f);
+        CompositeResult r =
+            composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg.data(), 0.0f);
         return double(w[0]) * r.rgb[0] + double(w[1]) * r.rgb[1] + double(w[2]) * r.rgb[2];
     };
-    CompositeResult fwd = composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg.data(), 0.0f);
+    CompositeResult fwd =
+        composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg.data(), 0.0f);
     ASSERT_GT(fwd.transmittance, 1e-3f) << "background must matter for this check";
     std::vector<float> d_sigma(n), d_rgb(3 * n), d_bg(3);
     composite_backward(sigma.data(), rgb.data(), dt.data(), n, bg.data(), fwd, w.data(),
@@ -58,14 +60,16 @@ TEST(VolumeRender, BackwardMatchesFiniteDifferencesIncludingBackground) {
 
 TEST(VolumeRender, EarlyTerminationIsConsistent) {
     const size_t n = 10;
-    std::vector<float> sigma(n, 200.0f), rgb(3 * n, 0.5f), dt(n, 0.1f), d_sigma(n, 9), d_rgb(3 * n, 9);
+    std::vector<float> sigma(n, 200.0f), rgb(3 * n, 0.5f), dt(n, 0.1f), d_sigma(n, 9),
+        d_rgb(3 * n, 9);
     const float bg[3] = {1, 1, 1}, dc[3] = {1, 1, 1};
     CompositeResult r = composite_forward(sigma.data(), rgb.data(), dt.data(), n, bg);
     EXPECT_LT(r.samples_used, n);
     EXPECT_EQ(samples_in_front(sigma.data(), dt.data(), n), r.samples_used);
     EXPECT_EQ(samples_in_front(sigma.data(), dt.data(), n, 0.0f), n);
     EXPECT_EQ(samples_in_front(sigma.data(), dt.data(), 0), 0u);
-    composite_backward(sigma.data(), rgb.data(), dt.data(), n, bg, r, dc, d_sigma.data(), d_rgb.data(), nullptr);
+    composite_backward(sigma.data(), rgb.data(), dt.data(), n, bg, r, dc, d_sigma.data(),
+                       d_rgb.data(), nullptr);
     for (size_t i = r.samples_used; i < n; ++i) {
         EXPECT_EQ(d_sigma[i], 0.0f);
         EXPECT_EQ(d_rgb[3 * i], 0.0f);
@@ -79,7 +83,8 @@ TEST(VolumeRender, NearCameraGradientsScaleWithTheSquaredDistance) {
     const float expected[5] = {0.0f, 0.25f, 1.0f, 1.0f, 1.0f};  // (t / 0.5)^2, at most 1
     for (size_t i = 0; i < t.size(); ++i) {
         EXPECT_FLOAT_EQ(d_sigma[i], 2.0f * expected[i]) << "sample " << i;
-        for (int c = 0; c < 3; ++c) EXPECT_FLOAT_EQ(d_rgb[3 * i + c], -expected[i]) << "sample " << i;
+        for (int c = 0; c < 3; ++c)
+            EXPECT_FLOAT_EQ(d_rgb[3 * i + c], -expected[i]) << "sample " << i;
     }
     std::vector<float> untouched = {2.0f}, untouched_rgb = {1.0f, 1.0f, 1.0f};
     scale_near_camera_gradients(t.data(), 1, 0.0f, untouched.data(), untouched_rgb.data());
@@ -143,15 +148,18 @@ TEST(Camera, DistortionRoundTrip) {
         }
     // Distortion moves off-centre rays: the corner ray differs from the pinhole one.
     CameraIntrinsics plain = pinhole(1375.52f, 1080, 1920);
-    Ray a = camera_ray(c, pose(0, 0, 0), {}, 0.0f, 0.0f), b = camera_ray(plain, pose(0, 0, 0), {}, 0.0f, 0.0f);
+    Ray a = camera_ray(c, pose(0, 0, 0), {}, 0.0f, 0.0f),
+        b = camera_ray(plain, pose(0, 0, 0), {}, 0.0f, 0.0f);
     EXPECT_GT(std::abs(a.direction.x - b.direction.x), 5e-4f);  // ~1.2 px at this focal length
 }
 
 TEST(Camera, PixelFootprintIsDistanceToTheCubeCentreOverFocalLength) {
     // 4 world units from the origin, which the scene transform puts at the cube's centre.
     const SceneTransform scene{0.25f, {0.5f, 0.5f, 0.5f}};
-    EXPECT_NEAR(pixel_footprint(pinhole(200, 400, 300), pose(0, 0, 4), scene), 1.0f / 200.0f, 1e-7f);
-    EXPECT_NEAR(pixel_footprint(pinhole(200, 400, 300), pose(0, 3, 4), scene), 1.25f / 200.0f, 1e-7f);
+    EXPECT_NEAR(pixel_footprint(pinhole(200, 400, 300), pose(0, 0, 4), scene), 1.0f / 200.0f,
+                1e-7f);
+    EXPECT_NEAR(pixel_footprint(pinhole(200, 400, 300), pose(0, 3, 4), scene), 1.25f / 200.0f,
+                1e-7f);
     // Distinct focal lengths: their mean.
     CameraIntrinsics c = pinhole(100, 400, 300);
     c.fl_y = 300;

@@ -17,7 +17,8 @@ constexpr float kPi = 3.14159265f;
 
 // Camera on a circle of radius 1.3 around the unit-cube centre, looking at it (OpenGL: -z fwd).
 std::array<float, 16> orbit_pose(float angle, float height) {
-    const float ex = 0.5f + 1.3f * std::cos(angle), ey = 0.5f + height, ez = 0.5f + 1.3f * std::sin(angle);
+    const float ex = 0.5f + 1.3f * std::cos(angle), ey = 0.5f + height,
+                ez = 0.5f + 1.3f * std::sin(angle);
     float f[3] = {0.5f - ex, 0.5f - ey, 0.5f - ez};
     float fl = std::sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
     for (float& v : f) v /= fl;
@@ -29,7 +30,8 @@ std::array<float, 16> orbit_pose(float angle, float height) {
 }
 
 // Analytic render of the ball (centre 0.5, radius 0.2): colour from the normal, alpha 1 on it.
-void render_ball(const CameraIntrinsics& cam, const std::array<float, 16>& pose, std::vector<uint8_t>& rgba) {
+void render_ball(const CameraIntrinsics& cam, const std::array<float, 16>& pose,
+                 std::vector<uint8_t>& rgba) {
     rgba.assign(size_t(cam.width) * cam.height * 4, 0);
     for (int y = 0; y < cam.height; ++y)
         for (int x = 0; x < cam.width; ++x) {
@@ -124,10 +126,11 @@ TEST(NerfTrainer, LearnsAnAnalyticBallToAPsnrThreshold) {
             sse += d * d;
         }
     const double psnr = -10.0 * std::log10(sse / (32 * 32 * 3));
-    std::printf("[ nerf ] ball: loss %.4f -> %.4f, %zu rays and %zu samples in the last step, "
-                "held-out PSNR %.2f dB, occupied %.3f\n",
-                first, last, trainer.rays_last_step(), trainer.samples_last_step(), psnr,
-                model.grid().occupied_fraction());
+    std::printf(
+        "[ nerf ] ball: loss %.4f -> %.4f, %zu rays and %zu samples in the last step, "
+        "held-out PSNR %.2f dB, occupied %.3f\n",
+        first, last, trainer.rays_last_step(), trainer.samples_last_step(), psnr,
+        model.grid().occupied_fraction());
     EXPECT_LT(last, first * 0.2);
     EXPECT_GT(psnr, 20.0);
 }
@@ -143,7 +146,8 @@ std::vector<BallStep> ball_steps(const NerfTrainConfig& config, int steps) {
     std::vector<BallStep> out;
     for (int i = 0; i < steps; ++i) {
         const double loss = ball.trainer->step();
-        out.push_back({loss, ball.trainer->samples_last_step(), ball.trainer->samples_trained_last_step()});
+        out.push_back(
+            {loss, ball.trainer->samples_last_step(), ball.trainer->samples_trained_last_step()});
     }
     return out;
 }
@@ -177,8 +181,10 @@ TEST(NerfTrainer, NearCameraGradientScalingReachesOnlySamplesNearerThanItsDistan
         config.near_gradient_distance = distance;
         return first_ball_steps(config);
     };
-    const std::vector<double> off = with_distance(0.0f), nearer = with_distance(1e-3f), beyond = with_distance(100.0f);
-    EXPECT_EQ(nearer, off) << "the cameras are 1.3 from the cube's centre: no sample lies within 1e-3 of one";
+    const std::vector<double> off = with_distance(0.0f), nearer = with_distance(1e-3f),
+                              beyond = with_distance(100.0f);
+    EXPECT_EQ(nearer, off)
+        << "the cameras are 1.3 from the cube's centre: no sample lies within 1e-3 of one";
     EXPECT_EQ(beyond[0], off[0]);
     EXPECT_NE(beyond[2], off[2]);
 }
@@ -236,7 +242,8 @@ TEST(SharedData, LegoTwoHundredReachesThresholdOnValViews) {
     double psnr_sum = 0;
     for (size_t v = 0; v < 2; ++v) {
         const StagedImage& im = val_set.images[v];
-        psnr_sum += psnr_against_view(render_view(model, im.camera, im.camera_to_world, white, pool), val_set, v, white);
+        psnr_sum += psnr_against_view(
+            render_view(model, im.camera, im.camera_to_world, white, pool), val_set, v, white);
     }
     std::printf("[ nerf ] lego-200, 250 steps: val PSNR (r_80, r_81) %.2f dB\n", psnr_sum / 2);
     EXPECT_GT(psnr_sum / 2, 22.0);

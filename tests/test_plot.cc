@@ -1,8 +1,8 @@
 // `radiant plot`: train reports -> an SVG with one curve per run in each chart, ticks at round
 // numbers, runs without validation drawn from the loss (dashed), and bad reports refused.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "cli_test_util.h"
@@ -38,16 +38,19 @@ TEST(Plot, OneCurvePerRunInBothCharts) {
     write_file_atomic(dir / "a.json", report(5, true).dump());
     write_file_atomic(dir / "b.json", report(7, false).dump());
     const std::string svg = dir / "curves.svg";
-    const test::RunResult r = test::run_radiant(dir, "plot " + (dir / "a.json") + " " + (dir / "b.json") +
-                                                         " --labels 'fast <new>',old --out " + svg);
+    const test::RunResult r =
+        test::run_radiant(dir, "plot " + (dir / "a.json") + " " + (dir / "b.json") +
+                                   " --labels 'fast <new>',old --out " + svg);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::string text = read_file(svg);
     EXPECT_EQ(text.rfind("<?xml", 0), 0u);
-    const std::regex poly("<polyline class=\"series\" data-label=\"([^\"]*)\"[^>]*points=\"([^\"]*)\"");
+    const std::regex poly(
+        "<polyline class=\"series\" data-label=\"([^\"]*)\"[^>]*points=\"([^\"]*)\"");
     std::vector<std::pair<std::string, size_t>> found;  // label, points
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), poly); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), poly);
+         it != std::sregex_iterator(); ++it) {
         const std::string pts = (*it)[2];
-        found.push_back({(*it)[1], size_t(std::count(pts.begin(), pts.end(), ',')) });
+        found.push_back({(*it)[1], size_t(std::count(pts.begin(), pts.end(), ','))});
     }
     ASSERT_EQ(found.size(), 4u);  // 2 runs x (by time, by steps)
     EXPECT_EQ(found[0].first, "fast &lt;new&gt;");
@@ -64,10 +67,15 @@ TEST(Plot, RefusesWhatIsNotATrainReport) {
     write_file_atomic(dir / "bad.json", "{\"history\": [");
     write_file_atomic(dir / "eval.json", "{\"command\": \"eval\", \"psnr\": 30}");
     write_file_atomic(dir / "ok.json", report(3, true).dump());
-    test::expect_bad_input(dir, "plot " + (dir / "bad.json") + " --out " + (dir / "c.svg"), "not valid JSON");
-    test::expect_bad_input(dir, "plot " + (dir / "eval.json") + " --out " + (dir / "c.svg"), "no \"history\"");
-    test::expect_bad_input(dir, "plot " + (dir / "ok.json") + " --out " + (dir / "c.png"), "must be an .svg");
-    test::expect_bad_input(dir, "plot " + (dir / "ok.json") + " --labels a,b --out " + (dir / "c.svg"), "2 labels for 1 reports");
+    test::expect_bad_input(dir, "plot " + (dir / "bad.json") + " --out " + (dir / "c.svg"),
+                           "not valid JSON");
+    test::expect_bad_input(dir, "plot " + (dir / "eval.json") + " --out " + (dir / "c.svg"),
+                           "no \"history\"");
+    test::expect_bad_input(dir, "plot " + (dir / "ok.json") + " --out " + (dir / "c.png"),
+                           "must be an .svg");
+    test::expect_bad_input(dir,
+                           "plot " + (dir / "ok.json") + " --labels a,b --out " + (dir / "c.svg"),
+                           "2 labels for 1 reports");
     EXPECT_FALSE(std::filesystem::exists(dir / "c.svg"));
 }
 

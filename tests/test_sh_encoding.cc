@@ -13,7 +13,8 @@ std::vector<float> unit_dirs(size_t n, uint64_t seed) {
     Pcg32 rng(seed);
     std::vector<float> d(n * 3);
     for (size_t i = 0; i < n; ++i) {
-        float x = rng.next_float() * 2 - 1, y = rng.next_float() * 2 - 1, z = rng.next_float() * 2 - 1;
+        float x = rng.next_float() * 2 - 1, y = rng.next_float() * 2 - 1,
+              z = rng.next_float() * 2 - 1;
         float len = std::sqrt(x * x + y * y + z * z) + 1e-6f;
         d[3 * i] = x / len;
         d[3 * i + 1] = y / len;
@@ -26,10 +27,10 @@ TEST(ShEncoding, KnownValuesAlongZ) {
     const float dir[3] = {0, 0, 1};
     float out[16];
     sh_encode(dir, 1, out, 16, KernelImpl::kScalar);
-    EXPECT_NEAR(out[0], 0.2820948f, 1e-6f);          // 1 / (2 sqrt(pi))
-    EXPECT_NEAR(out[2], 0.4886025f, 1e-6f);          // sqrt(3 / (4 pi)) z
-    EXPECT_NEAR(out[6], 0.6307831f, 1e-6f);          // sqrt(5 / (16 pi)) (3z^2 - 1)
-    EXPECT_NEAR(out[12], 0.7463527f, 1e-6f);         // sqrt(7 / (16 pi)) (5z^3 - 3z)
+    EXPECT_NEAR(out[0], 0.2820948f, 1e-6f);   // 1 / (2 sqrt(pi))
+    EXPECT_NEAR(out[2], 0.4886025f, 1e-6f);   // sqrt(3 / (4 pi)) z
+    EXPECT_NEAR(out[6], 0.6307831f, 1e-6f);   // sqrt(5 / (16 pi)) (3z^2 - 1)
+    EXPECT_NEAR(out[12], 0.7463527f, 1e-6f);  // sqrt(7 / (16 pi)) (5z^3 - 3z)
     for (int k : {1, 3, 4, 5, 7, 8, 9, 10, 11, 13, 14, 15}) EXPECT_NEAR(out[k], 0.0f, 1e-7f) << k;
 }
 

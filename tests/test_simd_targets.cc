@@ -3,11 +3,11 @@
 // checked against their scalar references. The environment below applies the choice before any
 // test runs; a target the CPU cannot run ends the process with 77, which ctest reports as skipped.
 #include <gtest/gtest.h>
+#include <strings.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 
 #include "nn/simd.h"
 
@@ -15,7 +15,7 @@ namespace radiant {
 namespace {
 
 class SimdTargetEnvironment : public ::testing::Environment {
-public:
+  public:
     void SetUp() override {
         const SimdTargetOverride o = apply_simd_target_override();
         // A target this CPU cannot run, or one this Highway version does not compile (the
@@ -38,7 +38,8 @@ TEST(SimdTarget, KernelsDispatchToTheChosenTarget) {
     if (want && *want)
         EXPECT_EQ(strcasecmp(got, want), 0) << "asked for " << want << ", kernels run " << got;
     else
-        EXPECT_STREQ(got, simd_target_name()) << "the best supported target is " << simd_target_name();
+        EXPECT_STREQ(got, simd_target_name())
+            << "the best supported target is " << simd_target_name();
     EXPECT_NE(compiled_simd_targets().find(got), std::string::npos) << compiled_simd_targets();
 }
 

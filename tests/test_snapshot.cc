@@ -34,7 +34,8 @@ TEST(Snapshot, RoundTripsHeaderAndBlocks) {
     EXPECT_EQ(std::vector<uint8_t>(fb.begin(), fb.end()), b);
     EXPECT_TRUE(f.has_block("bytes"));
     EXPECT_FALSE(f.has_block("other"));
-    EXPECT_RADIANT_ERROR(f.block("floats", 12), "s.radiant", "holds 4000 bytes but the header's configuration needs 12");
+    EXPECT_RADIANT_ERROR(f.block("floats", 12), "s.radiant",
+                         "holds 4000 bytes but the header's configuration needs 12");
     EXPECT_RADIANT_ERROR(f.block("other", 1), "s.radiant", "no 'other' block");
     // No temporary file is left behind.
     size_t files = 0;
@@ -65,24 +66,31 @@ TEST(Snapshot, RejectsEveryCorruption) {
         test::write_text(p, bytes);
         return p;
     };
-    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("cut.radiant", good.substr(0, good.size() - 100))),
-                         "cut.radiant", "truncated snapshot");
-    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("tiny.radiant", good.substr(0, 12))), "tiny.radiant", "truncated snapshot");
+    EXPECT_RADIANT_ERROR(
+        SnapshotFile::read(variant("cut.radiant", good.substr(0, good.size() - 100))),
+        "cut.radiant", "truncated snapshot");
+    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("tiny.radiant", good.substr(0, 12))),
+                         "tiny.radiant", "truncated snapshot");
     std::string flipped = good;
     flipped[good.size() - 200] ^= 0x10;
-    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("flip.radiant", flipped)), "flip.radiant", "checksum mismatch");
+    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("flip.radiant", flipped)), "flip.radiant",
+                         "checksum mismatch");
     std::string newer = good;
     const uint32_t v = kSnapshotFormatVersion + 1;
     std::memcpy(&newer[8], &v, 4);
-    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("newer.radiant", newer)),
-                         "newer.radiant", "format version 2 is newer than this build reads (1)");
-    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("png.radiant", "\x89PNG\r\n\x1a\n and more bytes here")),
-                         "png.radiant", "not a Radiant snapshot");
-    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("long.radiant", good + "xx")), "long.radiant", "unexpected trailing bytes");
+    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("newer.radiant", newer)), "newer.radiant",
+                         "format version 2 is newer than this build reads (1)");
+    EXPECT_RADIANT_ERROR(
+        SnapshotFile::read(variant("png.radiant", "\x89PNG\r\n\x1a\n and more bytes here")),
+        "png.radiant", "not a Radiant snapshot");
+    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("long.radiant", good + "xx")), "long.radiant",
+                         "unexpected trailing bytes");
     std::string header = good;
     header[24] = '#';  // first byte of the JSON header
-    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("json.radiant", header)), "json.radiant", "not valid JSON");
-    EXPECT_RADIANT_ERROR(SnapshotFile::read(dir / "missing.radiant"), "missing.radiant", "no such file");
+    EXPECT_RADIANT_ERROR(SnapshotFile::read(variant("json.radiant", header)), "json.radiant",
+                         "not valid JSON");
+    EXPECT_RADIANT_ERROR(SnapshotFile::read(dir / "missing.radiant"), "missing.radiant",
+                         "no such file");
 }
 
 }  // namespace

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/thread_pool.h"
-#include "train/trainer.h"
 #include "small_demo_scene.h"
+#include "train/trainer.h"
 
 namespace radiant {
 namespace {
@@ -19,7 +19,8 @@ namespace {
 NerfModelConfig small_config(const Dataset& d) {
     NerfModelConfig c = NerfModelConfig::for_dataset(d, 14);
     c.grid_resolution = 32;
-    c.field.precision = MlpPrecision::kFp32;  // bf16 products would round the finite differences away
+    c.field.precision =
+        MlpPrecision::kFp32;  // bf16 products would round the finite differences away
     return c;
 }
 
@@ -35,7 +36,8 @@ NerfTrainConfig small_train() {
 template <class T>
 size_t differing_bits(const std::vector<T>& a, const std::vector<T>& b) {
     size_t differ = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
-    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) differ += std::memcmp(&a[i], &b[i], sizeof(T)) != 0;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+        differ += std::memcmp(&a[i], &b[i], sizeof(T)) != 0;
     return differ;
 }
 
@@ -71,10 +73,13 @@ TEST(NerfTrainer, SameBitsForOneAndThreeThreads) {
     ThreadPool staging(2);
     const test::SmallDemoScene scene(staging);
     const int steps = 70;
-    const ThreadedRun one = train_on_threads(scene, 1, steps), three = train_on_threads(scene, 3, steps);
+    const ThreadedRun one = train_on_threads(scene, 1, steps),
+                      three = train_on_threads(scene, 3, steps);
     EXPECT_EQ(differing_bits(one.losses, three.losses), 0u);
-    EXPECT_EQ(differing_bits(one.params, three.params), 0u) << "of " << one.params.size() << " parameters";
-    EXPECT_EQ(differing_bits(one.densities, three.densities), 0u) << "of " << one.densities.size() << " cells";
+    EXPECT_EQ(differing_bits(one.params, three.params), 0u)
+        << "of " << one.params.size() << " parameters";
+    EXPECT_EQ(differing_bits(one.densities, three.densities), 0u)
+        << "of " << one.densities.size() << " cells";
     EXPECT_LT(one.trained, one.marched) << "some samples were dropped behind opaque surfaces";
 }
 
@@ -150,16 +155,19 @@ TEST(NerfTrainer, WholeStepGradientMatchesFiniteDifferences) {
     auto largest_in = [&](size_t begin, size_t end, int count, float eps, const char* what) {
         std::vector<size_t> order;
         for (size_t j = begin; j < end; ++j) order.push_back(j);
-        std::partial_sort(order.begin(), order.begin() + count, order.end(),
-                          [&](size_t a, size_t b) { return std::abs(grad[a]) > std::abs(grad[b]); });
+        std::partial_sort(
+            order.begin(), order.begin() + count, order.end(),
+            [&](size_t a, size_t b) { return std::abs(grad[a]) > std::abs(grad[b]); });
         for (int k = 0; k < count; ++k) {
-            EXPECT_NE(grad[order[size_t(k)]], 0.0f) << what << " " << order[size_t(k)] << ": the step touches it";
+            EXPECT_NE(grad[order[size_t(k)]], 0.0f)
+                << what << " " << order[size_t(k)] << ": the step touches it";
             checked.push_back({order[size_t(k)], eps, what});
         }
     };
     // Steps: long enough that float32 compositing's noise (alpha = 1 - exp(-sigma dt) with sigma dt
     // ~ 1e-3 leaves ~1e-7 of the loss uncertain) stays small, short enough that the MLPs' ReLU
-    // kinks bias little: the colour MLP's first layer, fed unit-sized SH values, takes the shortest.
+    // kinks bias little: the colour MLP's first layer, fed unit-sized SH values, takes the
+    // shortest.
     const float hash_eps = 1e-2f, density_eps = 1e-2f, color_eps = 1e-3f;
     const auto& levels = field.grid().levels();
     const size_t F = size_t(field.grid().config().n_features_per_level);
@@ -167,16 +175,21 @@ TEST(NerfTrainer, WholeStepGradientMatchesFiniteDifferences) {
         const size_t begin = levels[level].param_offset;
         largest_in(begin, begin + size_t(levels[level].n_entries) * F, 2, hash_eps, "hash entry");
     }
-    auto each_layer = [&](const FusedMlp& mlp, size_t offset, size_t end, float mlp_eps, const char* what) {
+    auto each_layer = [&](const FusedMlp& mlp, size_t offset, size_t end, float mlp_eps,
+                          const char* what) {
         for (int j = 0; j < mlp.n_layers(); ++j)
             largest_in(offset + mlp.layer_param_offset(j),
-                       j + 1 < mlp.n_layers() ? offset + mlp.layer_param_offset(j + 1) : end, 1, mlp_eps, what);
+                       j + 1 < mlp.n_layers() ? offset + mlp.layer_param_offset(j + 1) : end, 1,
+                       mlp_eps, what);
     };
-    each_layer(field.density_mlp(), field.density_offset(), field.color_offset(), density_eps, "density MLP weight");
-    each_layer(field.color_mlp(), field.color_offset(), field.n_params(), color_eps, "colour MLP weight");
+    each_layer(field.density_mlp(), field.density_offset(), field.color_offset(), density_eps,
+               "density MLP weight");
+    each_layer(field.color_mlp(), field.color_offset(), field.n_params(), color_eps,
+               "colour MLP weight");
 
     // Relative tolerance for kinks and curvature (seeds 11-18, steps 20-29: at most 1.2%), plus a
-    // floor for the loss's float32 noise (kLossNoise of it, twice, over the central difference's 2 eps).
+    // floor for the loss's float32 noise (kLossNoise of it, twice, over the central difference's 2
+    // eps).
     const double rel_tol = 2e-2, kLossNoise = 2e-7;
     double worst = 0;
     std::vector<float> unused;
@@ -189,11 +202,12 @@ TEST(NerfTrainer, WholeStepGradientMatchesFiniteDifferences) {
         const double floor = kLossNoise * loss * to_gradient / double(c.eps);
         worst = std::max(worst, err / std::abs(numeric));
         EXPECT_LE(err, rel_tol * std::abs(numeric) + floor)
-            << c.what << " " << c.index << ": analytic " << analytic << ", numeric " << numeric << " (step eps "
-            << c.eps << "; " << kept << " of " << marched << " samples in front of opacity)";
+            << c.what << " " << c.index << ": analytic " << analytic << ", numeric " << numeric
+            << " (step eps " << c.eps << "; " << kept << " of " << marched
+            << " samples in front of opacity)";
     }
-    std::printf("[ grad ] %zu parameters, loss %.6f over %zu rays; worst relative error %.2e\n", checked.size(), loss,
-                rays_traced, worst);
+    std::printf("[ grad ] %zu parameters, loss %.6f over %zu rays; worst relative error %.2e\n",
+                checked.size(), loss, rays_traced, worst);
 }
 
 }  // namespace

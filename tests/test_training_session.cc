@@ -9,9 +9,9 @@
 #include "io/staging.h"
 #include "io/transforms.h"
 #include "nerf/model_io.h"
-#include "train/training_session.h"
 #include "small_demo_scene.h"
 #include "test_util.h"
+#include "train/training_session.h"
 
 namespace radiant {
 namespace {
@@ -68,7 +68,8 @@ TEST(TrainingSession, StoppedAndResumedEqualsUninterrupted) {
     double saved_seconds = 0;
     std::vector<HistoryPoint> saved_history;
     {
-        TrainingSession first(f.images, f.val, f.fresh_model(), f.config, first_plan, {{"note", "x"}}, f.pool);
+        TrainingSession first(f.images, f.val, f.fresh_model(), f.config, first_plan,
+                              {{"note", "x"}}, f.pool);
         while (first.status() == TrainingSession::Status::kRunning) first.step();
         EXPECT_EQ(first.status(), TrainingSession::Status::kStopped);
         EXPECT_EQ(first.steps(), 23u);
@@ -80,7 +81,8 @@ TEST(TrainingSession, StoppedAndResumedEqualsUninterrupted) {
     }
     LoadedModel loaded = load_model_snapshot(f.dir / "run.radiant");
     EXPECT_EQ(loaded.file.header()["info"]["note"], "x");
-    TrainingSession resumed(f.images, f.val, std::move(loaded.model), f.config, f.plan(40), {}, f.pool);
+    TrainingSession resumed(f.images, f.val, std::move(loaded.model), f.config, f.plan(40), {},
+                            f.pool);
     resumed.resume_from(loaded.file);
     EXPECT_EQ(resumed.steps(), 23u);
     EXPECT_EQ(resumed.seconds(), saved_seconds);  // the clock continues

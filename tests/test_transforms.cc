@@ -39,14 +39,28 @@ TEST(Transforms, InstantNgpDialectWithOverrides) {
     std::vector<unsigned char> px(16 * 12 * 3, 100);
     std::filesystem::create_directories(dir.path() / "images");
     for (int i = 0; i < 2; ++i)
-        test::write_text(dir / ("images/" + std::to_string(i) + ".jpg"), test::encode_jpeg(16, 12, 3, px));
-    json j = {{"fl_x", 20.5}, {"fl_y", 21.0}, {"cx", 7.5}, {"cy", 6.25}, {"w", 16}, {"h", 12},
-              {"k1", 0.01}, {"k2", -0.02}, {"p1", 0.001}, {"p2", 0.002}, {"aabb_scale", 4},
-              {"scale", 0.5}, {"offset", {0.5, 0.4, 0.3}}};
+        test::write_text(dir / ("images/" + std::to_string(i) + ".jpg"),
+                         test::encode_jpeg(16, 12, 3, px));
+    json j = {{"fl_x", 20.5},
+              {"fl_y", 21.0},
+              {"cx", 7.5},
+              {"cy", 6.25},
+              {"w", 16},
+              {"h", 12},
+              {"k1", 0.01},
+              {"k2", -0.02},
+              {"p1", 0.001},
+              {"p2", 0.002},
+              {"aabb_scale", 4},
+              {"scale", 0.5},
+              {"offset", {0.5, 0.4, 0.3}}};
     j["frames"] = json::array();
-    j["frames"].push_back({{"file_path", "images/0.jpg"}, {"sharpness", 30.5},
+    j["frames"].push_back({{"file_path", "images/0.jpg"},
+                           {"sharpness", 30.5},
                            {"transform_matrix", test::identity_matrix()}});
-    j["frames"].push_back({{"file_path", "images/1.jpg"}, {"fl_x", 30.0}, {"k1", 0.5},
+    j["frames"].push_back({{"file_path", "images/1.jpg"},
+                           {"fl_x", 30.0},
+                           {"k1", 0.5},
                            {"transform_matrix", test::identity_matrix()}});
     test::write_text(dir / "transforms.json", j.dump());
     Dataset ds = load_transforms(dir / "transforms.json");
@@ -76,7 +90,7 @@ TEST(Transforms, InstantNgpDialectWithOverrides) {
 
 // Each malformed input gives one Error naming the file and the problem.
 class BadTransforms : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override { base = test::make_synthetic_scene(dir, 2, 8, 8); }
     void expect_error(const json& j, const std::string& reason) {
         test::write_text(dir / "transforms_train.json", j.dump());
@@ -94,7 +108,8 @@ TEST_F(BadTransforms, MissingPathAndFolderWithoutTransforms) {
 
 TEST_F(BadTransforms, JsonThatDoesNotParse) {
     test::write_text(dir / "transforms_train.json", "{\"frames\": [");
-    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms_train.json", "invalid JSON");
+    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms_train.json",
+                         "invalid JSON");
 }
 
 TEST_F(BadTransforms, WrongTypesAndMissingFields) {
@@ -139,8 +154,9 @@ TEST_F(BadTransforms, MatrixNotFourByFourOrNotFinite) {
         ASSERT_NE(pos, std::string::npos);
         text.replace(pos, 9, bad);
         test::write_text(dir / "transforms_train.json", text);
-        EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms_train.json",
-                             std::string(bad).find("NaN") != std::string::npos ? "non-finite" : "invalid JSON");
+        EXPECT_RADIANT_ERROR(
+            load_transforms(dir.path().string()), "transforms_train.json",
+            std::string(bad).find("NaN") != std::string::npos ? "non-finite" : "invalid JSON");
     }
 }
 
@@ -187,7 +203,8 @@ TEST(Transforms, HoldoutSplitsEveryKthView) {
     EXPECT_EQ(train.frames.size(), 8u);
     for (const Frame& f : train.frames) EXPECT_NE(f.image_path, "img3");
     Dataset few = d;
-    EXPECT_RADIANT_ERROR(select_holdout(few, 11, true), "scene/transforms.json", "leaves no held-out views");
+    EXPECT_RADIANT_ERROR(select_holdout(few, 11, true), "scene/transforms.json",
+                         "leaves no held-out views");
     EXPECT_RADIANT_ERROR(select_holdout(few, 1, true), "scene/transforms.json", "at least 2");
 }
 

@@ -23,11 +23,14 @@ json pose(double x, double y, double z) {
     const double n = std::sqrt(x * x + y * y + z * z);
     const double fz[3] = {x / n, y / n, z / n};  // +z axis = away from the origin
     double up[3] = {0, 0, 1};
-    double rx[3] = {up[1] * fz[2] - up[2] * fz[1], up[2] * fz[0] - up[0] * fz[2], up[0] * fz[1] - up[1] * fz[0]};
+    double rx[3] = {up[1] * fz[2] - up[2] * fz[1], up[2] * fz[0] - up[0] * fz[2],
+                    up[0] * fz[1] - up[1] * fz[0]};
     const double rn = std::sqrt(rx[0] * rx[0] + rx[1] * rx[1] + rx[2] * rx[2]);
     for (double& v : rx) v /= rn;
-    const double uy[3] = {fz[1] * rx[2] - fz[2] * rx[1], fz[2] * rx[0] - fz[0] * rx[2], fz[0] * rx[1] - fz[1] * rx[0]};
-    return json::array({json::array({rx[0], uy[0], fz[0], x}), json::array({rx[1], uy[1], fz[1], y}),
+    const double uy[3] = {fz[1] * rx[2] - fz[2] * rx[1], fz[2] * rx[0] - fz[0] * rx[2],
+                          fz[0] * rx[1] - fz[1] * rx[0]};
+    return json::array({json::array({rx[0], uy[0], fz[0], x}),
+                        json::array({rx[1], uy[1], fz[1], y}),
                         json::array({rx[2], uy[2], fz[2], z}), json::array({0, 0, 0, 1})});
 }
 
@@ -45,14 +48,17 @@ TEST(TransformsDialects, NerfstudioFisheyeWithPerFrameIntrinsics) {
     j["k2"] = -0.01;
     j["k3"] = 0.002;
     j["k4"] = -0.0003;
-    j["applied_transform"] = json::array({json::array({0, 1, 0, 0}), json::array({1, 0, 0, 0}), json::array({0, 0, -1, 0})});
+    j["applied_transform"] = json::array(
+        {json::array({0, 1, 0, 0}), json::array({1, 0, 0, 0}), json::array({0, 0, -1, 0})});
     j["frames"] = json::array();
     // Cameras of a capture 30 units from (100, 0, 0), in COLMAP's arbitrary scale.
     for (int i = 0; i < 6; ++i) {
         const double a = i * 1.0472;
         json f = {{"file_path", "images/f" + std::to_string(i) + ".png"},
                   {"transform_matrix", pose(30 * std::cos(a), 30 * std::sin(a), 10)}};
-        for (int r = 0; r < 3; ++r) f["transform_matrix"][r][3] = f["transform_matrix"][r][3].get<double>() + (r == 0 ? 100 : 0);
+        for (int r = 0; r < 3; ++r)
+            f["transform_matrix"][r][3] =
+                f["transform_matrix"][r][3].get<double>() + (r == 0 ? 100 : 0);
         if (i == 2) f["fl_x"] = 350.0;
         j["frames"].push_back(f);
         std::filesystem::create_directories(dir / "images");
@@ -73,7 +79,8 @@ TEST(TransformsDialects, NerfstudioFisheyeWithPerFrameIntrinsics) {
     // Poses kept as written; scale/offset put the looked-at point (100, 0, 0) in the middle of
     // the unit cube and the cameras at 0.33 * 4 from it.
     EXPECT_FLOAT_EQ(ds.frames[0].camera_to_world[3], float(100 + 30));
-    const float ux = 100 * ds.scale + ds.offset[0], uy = 0 * ds.scale + ds.offset[1], uz = 0 * ds.scale + ds.offset[2];
+    const float ux = 100 * ds.scale + ds.offset[0], uy = 0 * ds.scale + ds.offset[1],
+                uz = 0 * ds.scale + ds.offset[2];
     EXPECT_NEAR(ux, 0.5f, 1e-4f);
     EXPECT_NEAR(uy, 0.5f, 1e-4f);
     EXPECT_NEAR(uz, 0.5f, 1e-4f);
@@ -84,8 +91,14 @@ TEST(TransformsDialects, NerfstudioFisheyeWithPerFrameIntrinsics) {
 TEST(TransformsDialects, NerfstudioWithExplicitScaleIsLeftAlone) {
     TempDir dir;
     write_text(dir / "a.png", "x");
-    json j = {{"camera_model", "OPENCV"}, {"fl_x", 100.0}, {"w", 64}, {"h", 64}, {"scale", 0.5}, {"aabb_scale", 2},
-              {"frames", json::array({{{"file_path", "a.png"}, {"transform_matrix", pose(3, 0, 0)}}})}};
+    json j = {
+        {"camera_model", "OPENCV"},
+        {"fl_x", 100.0},
+        {"w", 64},
+        {"h", 64},
+        {"scale", 0.5},
+        {"aabb_scale", 2},
+        {"frames", json::array({{{"file_path", "a.png"}, {"transform_matrix", pose(3, 0, 0)}}})}};
     write_text(dir / "transforms.json", j.dump());
     const Dataset ds = load_transforms(dir.path().string());
     EXPECT_EQ(ds.scale, 0.5f);
@@ -101,13 +114,16 @@ TEST(TransformsDialects, NerfstudioCameraWithoutAnAxisIsLeftOutOfTheCentring) {
     json frames = json::array();
     for (int i = 0; i < 4; ++i) {
         const double a = i * 1.5708;
-        frames.push_back({{"file_path", "a.png"}, {"transform_matrix", pose(5 * std::cos(a), 5 * std::sin(a), 1)}});
+        frames.push_back({{"file_path", "a.png"},
+                          {"transform_matrix", pose(5 * std::cos(a), 5 * std::sin(a), 1)}});
     }
-    json degenerate = {{"file_path", "a.png"},
-                       {"transform_matrix", json::array({json::array({0, 0, 0, 1}), json::array({0, 0, 0, 2}),
-                                                         json::array({0, 0, 0, 3}), json::array({0, 0, 0, 1})})}};
+    json degenerate = {
+        {"file_path", "a.png"},
+        {"transform_matrix", json::array({json::array({0, 0, 0, 1}), json::array({0, 0, 0, 2}),
+                                          json::array({0, 0, 0, 3}), json::array({0, 0, 0, 1})})}};
     frames.push_back(degenerate);
-    json j = {{"camera_model", "OPENCV"}, {"fl_x", 100.0}, {"w", 64}, {"h", 64}, {"frames", frames}};
+    json j = {
+        {"camera_model", "OPENCV"}, {"fl_x", 100.0}, {"w", 64}, {"h", 64}, {"frames", frames}};
     write_text(dir / "transforms.json", j.dump());
     const Dataset ds = load_transforms(dir.path().string());
     ASSERT_TRUE(std::isfinite(ds.scale));
@@ -119,22 +135,30 @@ TEST(TransformsDialects, NerfstudioCameraWithoutAnAxisIsLeftOutOfTheCentring) {
 TEST(TransformsDialects, BadCameraModelsAreNamed) {
     TempDir dir;
     write_text(dir / "a.png", "x");
-    json j = {{"camera_model", "EQUIRECTANGULAR"}, {"fl_x", 100.0}, {"w", 64}, {"h", 64},
-              {"frames", json::array({{{"file_path", "a.png"}, {"transform_matrix", pose(3, 0, 0)}}})}};
+    json j = {
+        {"camera_model", "EQUIRECTANGULAR"},
+        {"fl_x", 100.0},
+        {"w", 64},
+        {"h", 64},
+        {"frames", json::array({{{"file_path", "a.png"}, {"transform_matrix", pose(3, 0, 0)}}})}};
     write_text(dir / "transforms.json", j.dump());
-    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms.json", "camera_model 'EQUIRECTANGULAR' is not supported");
+    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms.json",
+                         "camera_model 'EQUIRECTANGULAR' is not supported");
     j["camera_model"] = "OPENCV_FISHEYE";
     j["p1"] = 0.01;
     write_text(dir / "transforms.json", j.dump());
-    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms.json", "fisheye camera takes k1..k4");
+    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms.json",
+                         "fisheye camera takes k1..k4");
     j.erase("p1");
     j["applied_transform"] = json::array({1, 2, 3});
     write_text(dir / "transforms.json", j.dump());
-    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms.json", "'applied_transform' must be");
+    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms.json",
+                         "'applied_transform' must be");
     j.erase("applied_transform");
     j["is_fisheye"] = "yes";
     write_text(dir / "transforms.json", j.dump());
-    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms.json", "'is_fisheye' must be true or false");
+    EXPECT_RADIANT_ERROR(load_transforms(dir.path().string()), "transforms.json",
+                         "'is_fisheye' must be true or false");
 }
 
 TEST(TransformsDialects, WriterRoundTripsFisheyeAndK3) {
@@ -227,7 +251,10 @@ TEST(CameraModels, RadialTangentialWithK3RoundTrips) {
         float xd, yd, xu, yu;
         distort(c, x, y, xd, yd);
         const float r2 = x * x + y * y;
-        EXPECT_NEAR(xd, x * (1 + c.k1 * r2 + c.k2 * r2 * r2 + c.k3 * r2 * r2 * r2) + 2 * c.p1 * x * y + c.p2 * (r2 + 2 * x * x), 1e-6f);
+        EXPECT_NEAR(xd,
+                    x * (1 + c.k1 * r2 + c.k2 * r2 * r2 + c.k3 * r2 * r2 * r2) + 2 * c.p1 * x * y +
+                        c.p2 * (r2 + 2 * x * x),
+                    1e-6f);
         undistort(c, xd, yd, xu, yu);
         EXPECT_NEAR(xu, x, 1e-5f);
         EXPECT_NEAR(yu, y, 1e-5f);

@@ -6,9 +6,9 @@
 #include "io/image.h"
 #include "nerf/model_io.h"
 #include "nerf/render_view.h"
-#include "train/training_session.h"
 #include "small_demo_scene.h"
 #include "test_util.h"
+#include "train/training_session.h"
 #include "view/render_request.h"
 #include "view/viewer_server.h"
 
@@ -17,7 +17,7 @@ namespace {
 
 // A small trained model shared by the suite.
 class Viewer : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() {
         pool = new ThreadPool(2);
         scene = new test::SmallDemoScene(*pool);
@@ -42,23 +42,31 @@ protected:
         delete pool;
     }
 
-    std::unique_ptr<ViewerServer> serve(const std::string& token = "", const std::string& host = "127.0.0.1") {
+    std::unique_ptr<ViewerServer> serve(const std::string& token = "",
+                                        const std::string& host = "127.0.0.1") {
         ViewerOptions o;
         o.host = host;
         o.port = 0;
         o.token = token;
         o.render_threads = 1;
-        auto s = std::make_unique<ViewerServer>(vmodel, control, viewer_scene_json(*model, views_to_json(scene->images)), o);
+        auto s = std::make_unique<ViewerServer>(
+            vmodel, control, viewer_scene_json(*model, views_to_json(scene->images)), o);
         port = s->start();
         return s;
     }
     static nlohmann::json camera_json(const StagedImage& im) {
         nlohmann::json rows = nlohmann::json::array();
         for (int r = 0; r < 4; ++r)
-            rows.push_back({im.camera_to_world[size_t(4 * r)], im.camera_to_world[size_t(4 * r + 1)],
-                            im.camera_to_world[size_t(4 * r + 2)], im.camera_to_world[size_t(4 * r + 3)]});
-        return {{"transform_matrix", rows}, {"fl_x", im.camera.fl_x}, {"fl_y", im.camera.fl_y}, {"cx", im.camera.cx},
-                {"cy", im.camera.cy}, {"w", im.width}, {"h", im.height}};
+            rows.push_back(
+                {im.camera_to_world[size_t(4 * r)], im.camera_to_world[size_t(4 * r + 1)],
+                 im.camera_to_world[size_t(4 * r + 2)], im.camera_to_world[size_t(4 * r + 3)]});
+        return {{"transform_matrix", rows},
+                {"fl_x", im.camera.fl_x},
+                {"fl_y", im.camera.fl_y},
+                {"cx", im.camera.cx},
+                {"cy", im.camera.cy},
+                {"w", im.width},
+                {"h", im.height}};
     }
 
     static ThreadPool* pool;
@@ -110,12 +118,14 @@ TEST_F(Viewer, ServesOnlyItsOwnPages) {
     }
     const auto scene_json = nlohmann::json::parse(cli.Get("/api/scene")->body);
     EXPECT_EQ(scene_json["views"].size(), scene->images.images.size());
-    for (const char* bad : {"/../../etc/passwd", "/web/viewer.js", "/index.html", "/%2e%2e/%2e%2e/etc/passwd", "/api/nope"}) {
+    for (const char* bad : {"/../../etc/passwd", "/web/viewer.js", "/index.html",
+                            "/%2e%2e/%2e%2e/etc/passwd", "/api/nope"}) {
         const auto res = cli.Get(bad);
         ASSERT_TRUE(res) << bad;
         EXPECT_EQ(res->status, 404) << bad;
     }
-    EXPECT_EQ(cli.Post("/api/train/pause", "{}", "application/json")->status, 409);  // nothing trains
+    EXPECT_EQ(cli.Post("/api/train/pause", "{}", "application/json")->status,
+              409);  // nothing trains
 }
 
 TEST_F(Viewer, TokenIsRequiredWhenSet) {
@@ -128,9 +138,12 @@ TEST_F(Viewer, TokenIsRequiredWhenSet) {
     EXPECT_EQ(cli.Get("/?token=wrong")->status, 401);
     const auto page = cli.Get("/?token=s3cret");
     EXPECT_EQ(page->status, 200);
-    EXPECT_NE(page->body.find("viewer.js?token=s3cret"), std::string::npos);  // the page passes it on
+    EXPECT_NE(page->body.find("viewer.js?token=s3cret"),
+              std::string::npos);  // the page passes it on
     EXPECT_EQ(cli.Get("/api/scene", {{"X-Radiant-Token", "s3cret"}})->status, 200);
-    EXPECT_EQ(cli.Post("/api/render", {{"X-Radiant-Token", "nope"}}, camera_json(scene->val.images[0]).dump(), "application/json")->status,
+    EXPECT_EQ(cli.Post("/api/render", {{"X-Radiant-Token", "nope"}},
+                       camera_json(scene->val.images[0]).dump(), "application/json")
+                  ->status,
               401);
     EXPECT_EQ(cli.Get("/../../etc/passwd?token=s3cret")->status, 404);
 }
@@ -138,7 +151,9 @@ TEST_F(Viewer, TokenIsRequiredWhenSet) {
 TEST_F(Viewer, BadRequestsAreRefusedWithAReason) {
     auto server = serve();
     httplib::Client cli("127.0.0.1", port);
-    auto post = [&](const std::string& body) { return cli.Post("/api/render", body, "application/json"); };
+    auto post = [&](const std::string& body) {
+        return cli.Post("/api/render", body, "application/json");
+    };
     auto expect = [&](const std::string& body, int status, const std::string& needle) {
         const auto res = post(body);
         ASSERT_TRUE(res);
@@ -200,8 +215,10 @@ TEST(RenderRequest, ParsesTheTransformsConvention) {
     EXPECT_TRUE(r.jpeg);
     EXPECT_EQ(r.quality, 70);
     EXPECT_EQ(r.seq, 9u);
-    EXPECT_RADIANT_ERROR(parse_render_request(R"({"transform_matrix": [[1,0,0,0]], "camera_angle_x": 1, "w": 10, "h": 10})"),
-                         "request", "4x4");
+    EXPECT_RADIANT_ERROR(
+        parse_render_request(
+            R"({"transform_matrix": [[1,0,0,0]], "camera_angle_x": 1, "w": 10, "h": 10})"),
+        "request", "4x4");
 }
 
 }  // namespace

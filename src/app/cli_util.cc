@@ -1,8 +1,9 @@
 #include "app/cli_util.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -10,7 +11,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
-#include <unistd.h>
 
 #include "core/error.h"
 #include "core/system.h"
@@ -24,13 +24,15 @@ void check_output_path(const std::string& path, const char* option) {
     if (path.empty()) return;
     fs::path p(path);
     std::error_code ec;
-    if (fs::is_directory(p, ec)) throw Error(path, fmt::format("{} names a folder; give a file path", option));
+    if (fs::is_directory(p, ec))
+        throw Error(path, fmt::format("{} names a folder; give a file path", option));
     auto parent = p.parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec))
         throw Error(path, fmt::format("{}: folder '{}' does not exist", option, parent.string()));
     // Writes go through a temporary file in the same folder, so that is what must work: probe it
     // (access() is not enough: it says yes to root on a read-only mount's folder).
-    if (const std::string why = folder_write_problem(parent.empty() ? "." : parent.string()); !why.empty())
+    if (const std::string why = folder_write_problem(parent.empty() ? "." : parent.string());
+        !why.empty())
         throw Error(path, fmt::format("{}: cannot write in folder '{}': {}", option,
                                       parent.empty() ? "." : parent.string(), why));
 }
@@ -50,7 +52,8 @@ std::optional<std::vector<double>> parse_number_list(const std::string& text, si
     while (std::getline(ss, part, ',')) {
         char* end = nullptr;
         const double v = std::strtod(part.c_str(), &end);
-        if (values.size() >= count || part.empty() || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+        if (values.size() >= count || part.empty() || *end != '\0' || !std::isfinite(v))
+            return std::nullopt;
         values.push_back(v);
     }
     if (values.size() != count) return std::nullopt;
@@ -62,7 +65,8 @@ std::array<float, 3> parse_background(const std::string& text) {
     if (text == "black") return {0, 0, 0};
     const auto v = parse_number_list(text, 3);
     if (!v || std::any_of(v->begin(), v->end(), [](double c) { return !(c >= 0.0 && c <= 1.0); }))
-        throw Error("--background", fmt::format("'{}' is not white, black or R,G,B with values in [0, 1]", text));
+        throw Error("--background",
+                    fmt::format("'{}' is not white, black or R,G,B with values in [0, 1]", text));
     return {float((*v)[0]), float((*v)[1]), float((*v)[2])};
 }
 
@@ -103,9 +107,12 @@ bool have_program(const std::string& name) {
 
 void add_render_precision_option(CLI::App& cmd, std::string& precision) {
     cmd.add_option("--precision", precision,
-                   "MLP matrix products while rendering: fp32 (for a snapshot trained in fp32, the same pixels as "
-                   "training's validation); bf16 (fp32 accumulation) on Intel AMX or AVX512-BF16, fp32 on CPUs with "
-                   "neither; auto: bf16 wherever the CPU has either (about 10% faster frames, PSNR within 0.001 dB on "
+                   "MLP matrix products while rendering: fp32 (for a snapshot trained in fp32, the "
+                   "same pixels as "
+                   "training's validation); bf16 (fp32 accumulation) on Intel AMX or AVX512-BF16, "
+                   "fp32 on CPUs with "
+                   "neither; auto: bf16 wherever the CPU has either (about 10% faster frames, PSNR "
+                   "within 0.001 dB on "
                    "lego-800)")
         ->check(CLI::IsMember({"fp32", "bf16", "auto"}))
         ->capture_default_str();

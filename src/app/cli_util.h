@@ -30,7 +30,7 @@ std::array<float, 3> parse_background(const std::string& text);
 // Ctrl-C (SIGINT) and SIGTERM set a flag instead of killing the process while an instance is
 // alive, so a long job can save its state and exit cleanly; the old handlers come back after.
 class StopSignals {
-public:
+  public:
     StopSignals();
     ~StopSignals();
     StopSignals(const StopSignals&) = delete;

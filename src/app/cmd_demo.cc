@@ -1,8 +1,8 @@
 // `radiant demo`: the whole product on a scene we make ourselves (no data to download):
 // write the demo dataset, train, score the held-out views, render an orbit.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 
 #include "app/cli_util.h"
@@ -86,13 +86,15 @@ int run_demo(const DemoOptions& o) {
     }
     std::printf("\nRadiant demo finished in %.0f s\n", total.seconds());
     std::printf("  scene       %s (%d training + %d test views, %dx%d)\n", scene.folder.c_str(),
-                scene_options.train_views, scene_options.test_views, scene_options.width, scene_options.height);
+                scene_options.train_views, scene_options.test_views, scene_options.width,
+                scene_options.height);
     std::printf("  snapshot    %s (%llu steps, %.1f s of training)\n", trained.snapshot.c_str(),
                 static_cast<unsigned long long>(trained.steps), trained.seconds);
-    std::printf("  test PSNR   %.2f dB, SSIM %.4f on %zu held-out views (white background)\n", scored.psnr,
-                scored.ssim, scored.views);
+    std::printf("  test PSNR   %.2f dB, SSIM %.4f on %zu held-out views (white background)\n",
+                scored.psnr, scored.ssim, scored.views);
     std::printf("  renders     %s\n", e.out_dir.c_str());
-    std::printf("  orbit       %s%s\n", r.out_dir.c_str(), orbit.video.empty() ? "" : (" and " + orbit.video).c_str());
+    std::printf("  orbit       %s%s\n", r.out_dir.c_str(),
+                orbit.video.empty() ? "" : (" and " + orbit.video).c_str());
     std::printf("  reports     %s, %s\n", t.report.c_str(), e.report.c_str());
     return 0;
 }
@@ -102,12 +104,19 @@ int run_demo(const DemoOptions& o) {
 Command add_demo_command(CLI::App& app) {
     auto o = std::make_shared<DemoOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "demo", "No data needed: write a small built-in scene, train on it, score held-out views and "
-                "render an orbit; prints where everything went.");
-    cmd->add_option("--out-dir", o->out_dir, "folder for the scene, snapshot, renders and reports")->capture_default_str();
-    cmd->add_option("--steps", o->steps, "training steps")->check(CLI::Range(uint64_t(1), uint64_t(1000000)))->capture_default_str();
-    cmd->add_option("--orbit", o->orbit, "frames of the orbit video")->check(CLI::Range(1, 10000))->capture_default_str();
-    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 1024));
+        "demo",
+        "No data needed: write a small built-in scene, train on it, score held-out views and "
+        "render an orbit; prints where everything went.");
+    cmd->add_option("--out-dir", o->out_dir, "folder for the scene, snapshot, renders and reports")
+        ->capture_default_str();
+    cmd->add_option("--steps", o->steps, "training steps")
+        ->check(CLI::Range(uint64_t(1), uint64_t(1000000)))
+        ->capture_default_str();
+    cmd->add_option("--orbit", o->orbit, "frames of the orbit video")
+        ->check(CLI::Range(1, 10000))
+        ->capture_default_str();
+    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")
+        ->check(CLI::Range(0, 1024));
     cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
     cmd->add_option("--report", o->report, "write a JSON report (DESIGN §1) to this path");
     return {cmd, [o] { return run_demo(*o); }};

@@ -1,7 +1,7 @@
 // `radiant eval SNAPSHOT TRANSFORMS`: render held-out views, PSNR and SSIM against them.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 
 #include "app/cli_util.h"
@@ -34,7 +34,8 @@ EvalResult run_eval(const EvalOptions& o) {
     // Staging checks every image against the json (size vs w/h, divisibility by --downscale).
     ImageSet views = stage_images(dataset, {o.downscale}, pool);
     if (!o.out_dir.empty()) make_output_dir(o.out_dir, "--out-dir");
-    const size_t n = o.max_views > 0 ? std::min<size_t>(size_t(o.max_views), views.images.size()) : views.images.size();
+    const size_t n = o.max_views > 0 ? std::min<size_t>(size_t(o.max_views), views.images.size())
+                                     : views.images.size();
 
     Report report;
     report.command = "eval";
@@ -52,7 +53,8 @@ EvalResult run_eval(const EvalOptions& o) {
         result.ssim += s;
         const std::string name = fs::path(dataset.frames[v].image_path).stem().string();
         per_view.push_back({{"image", dataset.frames[v].image_path}, {"psnr", p}, {"ssim", s}});
-        if (!o.out_dir.empty()) save_png((fs::path(o.out_dir) / (name + ".png")).string(), rendered);
+        if (!o.out_dir.empty())
+            save_png((fs::path(o.out_dir) / (name + ".png")).string(), rendered);
         ProgressState st;
         st.step = v + 1;
         st.psnr = result.psnr / double(v + 1);
@@ -75,9 +77,16 @@ EvalResult run_eval(const EvalOptions& o) {
         report.peak_rss_mb = peak_rss_mb();
         const auto& h = loaded.file.header();
         if (h.contains("training")) report.steps = h["training"].value("step", uint64_t(0));
-        report.extra = {{"snapshot", o.snapshot}, {"transforms", o.transforms}, {"downscale", o.downscale},
-                        {"background", bg}, {"views", per_view}, {"render_seconds", timer.seconds()},
-                        {"mlp_precision", model.field().density_mlp().uses_bf16() || model.field().color_mlp().uses_bf16() ? "bf16" : "fp32"}};
+        report.extra = {{"snapshot", o.snapshot},
+                        {"transforms", o.transforms},
+                        {"downscale", o.downscale},
+                        {"background", bg},
+                        {"views", per_view},
+                        {"render_seconds", timer.seconds()},
+                        {"mlp_precision", model.field().density_mlp().uses_bf16() ||
+                                                  model.field().color_mlp().uses_bf16()
+                                              ? "bf16"
+                                              : "fp32"}};
         report.write(o.report);
         std::printf("report: %s\n", o.report.c_str());
     }
@@ -86,10 +95,13 @@ EvalResult run_eval(const EvalOptions& o) {
 
 Command add_eval_command(CLI::App& app) {
     auto o = std::make_shared<EvalOptions>();
-    CLI::App* cmd = app.add_subcommand(
-        "eval", "Render every view of a transforms json with a snapshot; print and report mean PSNR and SSIM.");
+    CLI::App* cmd = app.add_subcommand("eval",
+                                       "Render every view of a transforms json with a snapshot; "
+                                       "print and report mean PSNR and SSIM.");
     cmd->add_option("SNAPSHOT", o->snapshot, ".radiant snapshot from `radiant train`")->required();
-    cmd->add_option("TRANSFORMS", o->transforms, "transforms json (or its folder) of the views to score")->required();
+    cmd->add_option("TRANSFORMS", o->transforms,
+                    "transforms json (or its folder) of the views to score")
+        ->required();
     cmd->add_option("--downscale", o->downscale, "integer box downscale of the reference images")
         ->check(CLI::Range(1, 64))
         ->capture_default_str();
@@ -100,9 +112,11 @@ Command add_eval_command(CLI::App& app) {
                     "colour behind transparent pixels: white, black or R,G,B in [0, 1]")
         ->capture_default_str();
     cmd->add_option("--out-dir", o->out_dir, "write each render as a PNG into this folder");
-    cmd->add_option("--views", o->max_views, "score only the first N views (0: all)")->check(CLI::Range(0, 1000000));
+    cmd->add_option("--views", o->max_views, "score only the first N views (0: all)")
+        ->check(CLI::Range(0, 1000000));
     cmd->add_option("--report", o->report, "write a JSON report (DESIGN §1) to this path");
-    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")->check(CLI::Range(0, 1024));
+    cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")
+        ->check(CLI::Range(0, 1024));
     add_render_precision_option(*cmd, o->precision);
     return {cmd, [o] {
                 run_eval(*o);

@@ -1,7 +1,7 @@
 // `radiant fit-image [IMAGE]`: learn an image with the hash encoding + fused MLP.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -11,7 +11,6 @@
 #include "app/cli_util.h"
 #include "app/commands.h"
 #include "core/error.h"
-#include "nn/amx.h"
 #include "core/progress.h"
 #include "core/report.h"
 #include "core/system.h"
@@ -20,6 +19,7 @@
 #include "fit/image_fitter.h"
 #include "fit/test_pattern.h"
 #include "io/image.h"
+#include "nn/amx.h"
 #include "nn/simd.h"
 
 namespace radiant {
@@ -76,15 +76,16 @@ int run_fit_image(const FitImageOptions& o) {
     config.precision = o.precision == "bf16" ? MlpPrecision::kBf16 : MlpPrecision::kFp32;
     ImageFitter fitter(image, config, pool);
 
-    std::fprintf(stderr,
-                 "fit-image: %s (%dx%d), %d threads, SIMD %s, MLP %s\n"
-                 "  hash grid: %d levels x %d features, table 2^%d, %zu params; MLP %d x %d, "
-                 "%zu params; batch %zu\n",
-                 source.c_str(), image.width, image.height, pool.size(), simd_target_name(),
-                 fitter.mlp().uses_bf16() ? fmt::format("bf16 ({})", amx::backend_name()).c_str() : "fp32",
-                 config.n_levels, config.n_features_per_level, config.log2_hashmap_size,
-                 fitter.grid().n_params(), config.n_neurons, config.n_hidden_layers,
-                 fitter.mlp().n_params(), config.batch);
+    std::fprintf(
+        stderr,
+        "fit-image: %s (%dx%d), %d threads, SIMD %s, MLP %s\n"
+        "  hash grid: %d levels x %d features, table 2^%d, %zu params; MLP %d x %d, "
+        "%zu params; batch %zu\n",
+        source.c_str(), image.width, image.height, pool.size(), simd_target_name(),
+        fitter.mlp().uses_bf16() ? fmt::format("bf16 ({})", amx::backend_name()).c_str() : "fp32",
+        config.n_levels, config.n_features_per_level, config.log2_hashmap_size,
+        fitter.grid().n_params(), config.n_neurons, config.n_hidden_layers, fitter.mlp().n_params(),
+        config.batch);
 
     const uint64_t max_steps = o.seconds > 0 && o.steps == 0 ? UINT64_MAX : o.steps;
     Report report;
@@ -108,8 +109,9 @@ int run_fit_image(const FitImageOptions& o) {
         if ((o.eval_every > 0 && state.step % o.eval_every == 0) || last) {
             point.psnr = fitter.psnr();
             state.psnr = point.psnr;
-            if (!last) progress.message(fmt::format("  step {:>6}  {:7.2f} s  loss {:.3e}  psnr {:.2f} dB",
-                                          state.step, train_seconds, loss, *point.psnr));
+            if (!last)
+                progress.message(fmt::format("  step {:>6}  {:7.2f} s  loss {:.3e}  psnr {:.2f} dB",
+                                             state.step, train_seconds, loss, *point.psnr));
         }
         if (state.step % 10 == 0 || last || point.psnr) report.history.push_back(point);
         progress.update(state);
@@ -170,7 +172,8 @@ Command add_fit_image_command(CLI::App& app) {
         ->check(CLI::Range(size_t(64), size_t(1) << 22))
         ->capture_default_str();
     cmd->add_option("--log2-table", o->log2_table, "log2 of the hash table size per level")
-        ->check(CLI::Range(HashGridConfig::kMinLog2HashmapSize, HashGridConfig::kMaxLog2HashmapSize))
+        ->check(
+            CLI::Range(HashGridConfig::kMinLog2HashmapSize, HashGridConfig::kMaxLog2HashmapSize))
         ->capture_default_str();
     cmd->add_option("--threads", o->threads, "worker threads (0: all cores)")
         ->check(CLI::Range(0, 1024))

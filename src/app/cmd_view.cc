@@ -1,7 +1,7 @@
 // `radiant view SNAPSHOT`: look at a trained scene in a browser (the server renders).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <csignal>
 #include <thread>
@@ -15,7 +15,8 @@
 
 namespace radiant {
 
-ViewerOptions viewer_options(const std::string& host, int port, const std::string& token, int threads) {
+ViewerOptions viewer_options(const std::string& host, int port, const std::string& token,
+                             int threads) {
     ViewerOptions v;
     v.host = host;
     v.port = port;
@@ -44,13 +45,15 @@ int run_view(const ViewOptions& o) {
     TrainingStatus status;
     status.snapshot = o.snapshot;
     control.set_status(status);
-    ViewerServer server(viewer_model, control, viewer_scene_json(*model, loaded.file.header()["views"]),
+    ViewerServer server(viewer_model, control,
+                        viewer_scene_json(*model, loaded.file.header()["views"]),
                         viewer_options(o.host, o.port, o.token, o.threads));
     StopSignals signals;
     server.start();
     std::printf("viewer: %s  (Ctrl-C to stop)\n", server.url().c_str());
     if (!is_loopback_host(o.host))
-        std::printf("  listening on %s: anyone who can reach it needs the token in that URL\n", o.host.c_str());
+        std::printf("  listening on %s: anyone who can reach it needs the token in that URL\n",
+                    o.host.c_str());
     std::fflush(stdout);
     while (!StopSignals::requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     server.stop();
@@ -62,17 +65,24 @@ int run_view(const ViewOptions& o) {
 
 Command add_view_command(CLI::App& app) {
     auto o = std::make_shared<ViewOptions>();
-    CLI::App* cmd = app.add_subcommand(
-        "view",
-        "Look at a snapshot in a web browser: orbit or fly, training cameras, RGB / depth / opacity, camera paths "
-        "for `radiant render --path`. The server renders on the CPU; open the printed URL (over SSH: ssh -L "
-        "7007:localhost:7007 HOST).");
+    CLI::App* cmd = app.add_subcommand("view",
+                                       "Look at a snapshot in a web browser: orbit or fly, "
+                                       "training cameras, RGB / depth / opacity, camera paths "
+                                       "for `radiant render --path`. The server renders on the "
+                                       "CPU; open the printed URL (over SSH: ssh -L "
+                                       "7007:localhost:7007 HOST).");
     cmd->add_option("SNAPSHOT", o->snapshot, ".radiant snapshot from `radiant train`")->required();
-    cmd->add_option("--port", o->port, "port to listen on (0: any free one)")->check(CLI::Range(0, 65535))->capture_default_str();
-    cmd->add_option("--host", o->host, "address to listen on; anything but loopback requires the access token")
+    cmd->add_option("--port", o->port, "port to listen on (0: any free one)")
+        ->check(CLI::Range(0, 65535))
         ->capture_default_str();
-    cmd->add_option("--token", o->token, "access token (default: none on loopback, a random one printed in the URL elsewhere)");
-    cmd->add_option("--threads", o->threads, "render threads (0: all cores)")->check(CLI::Range(0, 1024));
+    cmd->add_option("--host", o->host,
+                    "address to listen on; anything but loopback requires the access token")
+        ->capture_default_str();
+    cmd->add_option(
+        "--token", o->token,
+        "access token (default: none on loopback, a random one printed in the URL elsewhere)");
+    cmd->add_option("--threads", o->threads, "render threads (0: all cores)")
+        ->check(CLI::Range(0, 1024));
     add_render_precision_option(*cmd, o->precision);
     return {cmd, [o] { return run_view(*o); }};
 }

@@ -13,19 +13,20 @@ namespace radiant {
 
 struct ViewerOptions;
 // The viewer's listening options: a non-loopback host always gets a token (random if none given).
-ViewerOptions viewer_options(const std::string& host, int port, const std::string& token, int threads);
+ViewerOptions viewer_options(const std::string& host, int port, const std::string& token,
+                             int threads);
 
 struct TrainOptions {
     std::string scene;
     int downscale = 1;
     int holdout_every = 0;  // >= 2: leave every K-th view out of training
-    uint64_t steps = 0;    // 0: no step limit (then --seconds must be set)
-    double seconds = 0;    // 0: no time limit
-    std::string val;       // transforms file for periodic held-out PSNR
+    uint64_t steps = 0;     // 0: no step limit (then --seconds must be set)
+    double seconds = 0;     // 0: no time limit
+    std::string val;        // transforms file for periodic held-out PSNR
     uint64_t val_every = 1000;
     int val_views = 4;
     std::vector<double> val_at_seconds;  // also validate when training time passes these
-    std::string snapshot;  // default: <scene name>.radiant in the current folder
+    std::string snapshot;                // default: <scene name>.radiant in the current folder
     uint64_t checkpoint_every = 1000;
     bool resume = false;
     uint64_t stop_at_step = 0;  // stop as if interrupted once this step is done (0: never)
@@ -38,8 +39,8 @@ struct TrainOptions {
     float lr = 1e-2f;
     std::string loss = "l2";
     float near_grad_distance = 1.0f;  // NerfTrainConfig::near_gradient_distance
-    std::string precision = "auto";  // bf16 on AMX or AVX512-BF16, fp32 elsewhere (BENCHMARKS.md)
-    bool view = false;  // serve the viewer while training
+    std::string precision = "auto";   // bf16 on AMX or AVX512-BF16, fp32 elsewhere (BENCHMARKS.md)
+    bool view = false;                // serve the viewer while training
     std::string view_host = "127.0.0.1";
     int view_port = 7007;
     std::string view_token;
@@ -66,12 +67,13 @@ struct EvalOptions {
     std::string snapshot;
     std::string transforms;
     int downscale = 1;
-    int holdout_every = 0;  // >= 2: score only every K-th view (those train --holdout-every K left out)
+    int holdout_every =
+        0;  // >= 2: score only every K-th view (those train --holdout-every K left out)
     std::string background = "white";
     std::string out_dir;  // PNGs of the renders when set
     std::string report;
     int threads = 0;
-    int max_views = 0;  // 0: all views
+    int max_views = 0;               // 0: all views
     std::string precision = "auto";  // of the MLPs while rendering (render_precision())
 };
 
@@ -83,9 +85,9 @@ EvalResult run_eval(const EvalOptions& o);
 
 struct RenderOptions {
     std::string snapshot;
-    int orbit = 0;           // frames of an orbit around the scene
-    std::string transforms;  // or the views of a transforms file
-    std::string path;        // or a camera path (radiant-camera-path JSON)
+    int orbit = 0;              // frames of an orbit around the scene
+    std::string transforms;     // or the views of a transforms file
+    std::string path;           // or a camera path (radiant-camera-path JSON)
     int width = 0, height = 0;  // 0: the training views' size
     std::string out_dir = "render";
     std::string background = "white";

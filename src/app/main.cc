@@ -2,7 +2,6 @@
 // Exit codes: 0 success, 2 bad input or usage (one line naming the file and the problem),
 // 1 internal error.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -24,11 +23,11 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", "radiant 0.1.0");
     std::vector<radiant::Command> commands = {
-        radiant::add_demo_command(app),      radiant::add_prepare_command(app), radiant::add_train_command(app),
-        radiant::add_eval_command(app),      radiant::add_render_command(app),
-        radiant::add_view_command(app),        radiant::add_export_mesh_command(app),
-        radiant::add_export_points_command(app), radiant::add_plot_command(app),
-        radiant::add_fit_image_command(app),
+        radiant::add_demo_command(app),        radiant::add_prepare_command(app),
+        radiant::add_train_command(app),       radiant::add_eval_command(app),
+        radiant::add_render_command(app),      radiant::add_view_command(app),
+        radiant::add_export_mesh_command(app), radiant::add_export_points_command(app),
+        radiant::add_plot_command(app),        radiant::add_fit_image_command(app),
     };
 
     if (argc > 1 && argv[1][0] != '-') {
@@ -39,7 +38,8 @@ int main(int argc, char** argv) {
             names += (names.empty() ? "" : ", ") + c.subcommand->get_name();
         }
         if (!known) {
-            std::fprintf(stderr, "radiant: unknown command '%s' (commands: %s)\n", argv[1], names.c_str());
+            std::fprintf(stderr, "radiant: unknown command '%s' (commands: %s)\n", argv[1],
+                         names.c_str());
             return 2;
         }
     }

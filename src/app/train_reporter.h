@@ -17,13 +17,13 @@ namespace radiant {
 
 struct TrainRunInfo {
     std::string transforms_path, snapshot_path, val_name;
-    size_t all_views = 0;      // training views over all ranks
-    size_t val_views = 0;      // views of the final validation
+    size_t all_views = 0;  // training views over all ranks
+    size_t val_views = 0;  // views of the final validation
     double staging_seconds = 0;
 };
 
 class TrainReporter {
-public:
+  public:
     TrainReporter(const TrainOptions& o, const TrainRunInfo& info, const TrainingSession& session,
                   Communicator& comm);
     // The opening lines (rank 0).
@@ -35,9 +35,10 @@ public:
     void finish() { m_progress.finish(m_state); }
     // The report and summary once the run ended (collective). `stopped_by`: 0, the signal, or
     // -1 for --stop-at-step. `val_psnr`: the final validation, when the run was not stopped.
-    void end(const TrainingSession& session, int stopped_by, std::optional<double> val_psnr, int threads);
+    void end(const TrainingSession& session, int stopped_by, std::optional<double> val_psnr,
+             int threads);
 
-private:
+  private:
     const TrainOptions& m_options;
     TrainRunInfo m_info;
     Communicator& m_comm;

@@ -13,7 +13,7 @@
 namespace radiant {
 
 class Error : public std::runtime_error {
-public:
+  public:
     // `file` is the user-facing path (or option name) the problem is about; may be empty.
     Error(std::string file, std::string reason)
         : std::runtime_error(file.empty() ? reason : file + ": " + reason),
@@ -23,7 +23,7 @@ public:
     const std::string& file() const { return m_file; }
     const std::string& reason() const { return m_reason; }
 
-private:
+  private:
     std::string m_file;
     std::string m_reason;
 };
@@ -31,7 +31,7 @@ private:
 // A long job stopped on request (Ctrl-C, SIGTERM) before it finished: not a fault of the input.
 // Commands turn it into exit code 128 + the signal.
 class Interrupted : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -45,8 +45,7 @@ public:
 }  // namespace radiant
 
 // Invariant that must hold whatever the input; aborts with location on failure.
-#define RD_CHECK(cond) \
-    ((cond) ? (void)0 : ::radiant::check_failed(#cond, __FILE__, __LINE__, ""))
+#define RD_CHECK(cond) ((cond) ? (void)0 : ::radiant::check_failed(#cond, __FILE__, __LINE__, ""))
 #define RD_CHECK_MSG(cond, msg) \
     ((cond) ? (void)0 : ::radiant::check_failed(#cond, __FILE__, __LINE__, (msg)))
 #ifdef NDEBUG

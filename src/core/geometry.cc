@@ -86,8 +86,8 @@ double rotation_angle_degrees(const Mat3d& a, const Mat3d& b) {
     // Through the quaternion of a^T b: 2 atan2(|xyz|, w) keeps small angles precise, where
     // acos of the trace loses half the digits.
     const auto q = rotation_to_quaternion(a.transposed() * b);
-    return 2 * std::atan2(std::sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]), std::abs(q[0])) * 180.0 /
-           3.14159265358979323846;
+    return 2 * std::atan2(std::sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]), std::abs(q[0])) *
+           180.0 / 3.14159265358979323846;
 }
 
 Similarity Similarity::after(const Similarity& first) const {
@@ -111,7 +111,7 @@ std::array<double, 16> Similarity::matrix() const {
 template <int N>
 void symmetric_eigen(const std::array<double, N * N>& input, std::array<double, N>& values,
                      std::array<double, N * N>& vectors) {
-    std::array<double, N * N> a = input;
+    std::array<double, N* N> a = input;
     vectors.fill(0);
     for (int i = 0; i < N; ++i) vectors[size_t(i * N + i)] = 1;
     for (int sweep = 0; sweep < 64; ++sweep) {
@@ -124,7 +124,8 @@ void symmetric_eigen(const std::array<double, N * N>& input, std::array<double, 
                 const double apq = a[size_t(p * N + q)];
                 if (std::abs(apq) < 1e-300) continue;
                 const double theta = (a[size_t(q * N + q)] - a[size_t(p * N + p)]) / (2 * apq);
-                const double t = (theta >= 0 ? 1 : -1) / (std::abs(theta) + std::sqrt(theta * theta + 1));
+                const double t =
+                    (theta >= 0 ? 1 : -1) / (std::abs(theta) + std::sqrt(theta * theta + 1));
                 const double c = 1 / std::sqrt(t * t + 1), s = t * c;
                 for (int k = 0; k < N; ++k) {  // A <- A J (columns p, q)
                     const double akp = a[size_t(k * N + p)], akq = a[size_t(k * N + q)];
@@ -148,15 +149,18 @@ void symmetric_eigen(const std::array<double, N * N>& input, std::array<double, 
     for (int i = 0; i < N; ++i) order[size_t(i)] = i;
     std::sort(order.begin(), order.end(),
               [&](int i, int j) { return a[size_t(i * N + i)] < a[size_t(j * N + j)]; });
-    const std::array<double, N * N> v = vectors;
+    const std::array<double, N* N> v = vectors;
     for (int c = 0; c < N; ++c) {
         values[size_t(c)] = a[size_t(order[size_t(c)] * N + order[size_t(c)])];
-        for (int r = 0; r < N; ++r) vectors[size_t(r * N + c)] = v[size_t(r * N + order[size_t(c)])];
+        for (int r = 0; r < N; ++r)
+            vectors[size_t(r * N + c)] = v[size_t(r * N + order[size_t(c)])];
     }
 }
 
-template void symmetric_eigen<3>(const std::array<double, 9>&, std::array<double, 3>&, std::array<double, 9>&);
-template void symmetric_eigen<4>(const std::array<double, 16>&, std::array<double, 4>&, std::array<double, 16>&);
+template void symmetric_eigen<3>(const std::array<double, 9>&, std::array<double, 3>&,
+                                 std::array<double, 9>&);
+template void symmetric_eigen<4>(const std::array<double, 16>&, std::array<double, 4>&,
+                                 std::array<double, 16>&);
 
 Similarity align_similarity(const std::vector<Vec3d>& src, const std::vector<Vec3d>& dst) {
     const size_t n = std::min(src.size(), dst.size());
@@ -192,8 +196,8 @@ Similarity align_similarity(const std::vector<Vec3d>& src, const std::vector<Vec
     return out;
 }
 
-Vec3d closest_point_to_lines(const std::vector<Vec3d>& origins, const std::vector<Vec3d>& directions,
-                             double* conditioning) {
+Vec3d closest_point_to_lines(const std::vector<Vec3d>& origins,
+                             const std::vector<Vec3d>& directions, double* conditioning) {
     std::array<double, 9> a{};
     Vec3d b;
     const size_t n = std::min(origins.size(), directions.size());

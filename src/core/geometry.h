@@ -86,7 +86,7 @@ void symmetric_eigen(const std::array<double, N * N>& a, std::array<double, N>& 
 // The point closest, in the least-squares sense, to lines through origins[i] along unit
 // directions[i]. `conditioning` receives the smallest eigenvalue of the normal matrix divided
 // by the line count (0 when the lines are all parallel, up to 2/3 when they meet from all sides).
-Vec3d closest_point_to_lines(const std::vector<Vec3d>& origins, const std::vector<Vec3d>& directions,
-                             double* conditioning = nullptr);
+Vec3d closest_point_to_lines(const std::vector<Vec3d>& origins,
+                             const std::vector<Vec3d>& directions, double* conditioning = nullptr);
 
 }  // namespace radiant

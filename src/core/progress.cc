@@ -13,7 +13,8 @@ namespace {
 std::string format_duration(double s) {
     if (!std::isfinite(s) || s < 0) return "--:--";
     auto total = static_cast<long>(s + 0.5);
-    if (total >= 3600) return fmt::format("{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
+    if (total >= 3600)
+        return fmt::format("{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
     return fmt::format("{:02}:{:02}", total / 60, total % 60);
 }
 
@@ -63,7 +64,8 @@ void Progress::draw(const ProgressState& s, bool final_line) {
     if (m_total_steps > 0) stats += fmt::format("/{}", m_total_steps);
     if (s.loss) stats += fmt::format("  loss {:.3e}", *s.loss);
     if (s.psnr) stats += fmt::format("  psnr {:.2f} dB", *s.psnr);
-    if (s.samples_per_second > 0) stats += fmt::format("  {} samples/s", format_rate(s.samples_per_second));
+    if (s.samples_per_second > 0)
+        stats += fmt::format("  {} samples/s", format_rate(s.samples_per_second));
     stats += fmt::format("  {} elapsed", format_duration(elapsed));
     if (!final_line) stats += fmt::format("  eta {}", format_duration(eta));
 

@@ -21,7 +21,7 @@ struct ProgressState {
 };
 
 class Progress {
-public:
+  public:
     // `total_steps` = 0 and `total_seconds` = 0 means unknown; ETA uses whichever is set.
     Progress(std::string label, uint64_t total_steps, double total_seconds,
              double plain_interval_s = 5.0, std::string unit = "step");
@@ -33,7 +33,7 @@ public:
     // Draws and prints nothing (e.g. on MPI ranks other than 0).
     void set_silent(bool silent) { m_silent = silent; }
 
-private:
+  private:
     void draw(const ProgressState& s, bool final_line);
 
     std::string m_label, m_unit;

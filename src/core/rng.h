@@ -18,7 +18,7 @@ inline uint64_t mix64(uint64_t x) {
 }
 
 class Pcg32 {
-public:
+  public:
     static constexpr uint64_t kMultiplier = 6364136223846793005ull;
 
     Pcg32() { seed(0x853c49e6748fea9bull, 0xda3e39cb94b95bdbull); }
@@ -70,7 +70,7 @@ public:
 
     bool operator==(const Pcg32& o) const { return m_state == o.m_state && m_inc == o.m_inc; }
 
-private:
+  private:
     uint64_t m_state;
     uint64_t m_inc;
 };

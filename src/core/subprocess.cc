@@ -36,7 +36,8 @@ std::string shell_quote(const std::vector<std::string>& argv) {
 SubprocessResult run_subprocess(const std::vector<std::string>& argv, const SubprocessOptions& o) {
     RD_CHECK(!argv.empty());
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) throw Error(argv[0], std::string("cannot create a pipe: ") + std::strerror(errno));
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        throw Error(argv[0], std::string("cannot create a pipe: ") + std::strerror(errno));
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -67,7 +68,8 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const Subp
     close(fds[1]);
     if (rc != 0) {
         close(fds[0]);
-        throw Error(argv[0], rc == ENOENT ? "program not found on PATH" : std::string("cannot start: ") + std::strerror(rc));
+        throw Error(argv[0], rc == ENOENT ? "program not found on PATH"
+                                          : std::string("cannot start: ") + std::strerror(rc));
     }
 
     FILE* log = o.log_path.empty() ? nullptr : std::fopen(o.log_path.c_str(), "ab");
@@ -91,7 +93,8 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const Subp
                 size_t start = 0;
                 for (size_t i = 0; i < pending.size(); ++i) {
                     if (pending[i] == '\n' || pending[i] == '\r') {
-                        if (o.on_line && i > start) o.on_line(std::string_view(pending).substr(start, i - start), false);
+                        if (o.on_line && i > start)
+                            o.on_line(std::string_view(pending).substr(start, i - start), false);
                         start = i + 1;
                     }
                 }
@@ -106,7 +109,8 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const Subp
             stop_started = std::chrono::steady_clock::now();
             kill(-pid, SIGTERM);
         }
-        if (result.stopped && std::chrono::steady_clock::now() - stop_started > std::chrono::seconds(2))
+        if (result.stopped &&
+            std::chrono::steady_clock::now() - stop_started > std::chrono::seconds(2))
             kill(-pid, SIGKILL);
     }
     if (o.on_line && !pending.empty()) o.on_line(pending, false);
@@ -117,7 +121,8 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv, const Subp
     if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
     if (log) {
-        std::fprintf(log, "[exit %d%s]\n", result.exit_code, result.signal ? ", killed by a signal" : "");
+        std::fprintf(log, "[exit %d%s]\n", result.exit_code,
+                     result.signal ? ", killed by a signal" : "");
         std::fclose(log);
     }
     return result;

@@ -11,7 +11,7 @@
 namespace radiant {
 
 struct SubprocessOptions {
-    std::string log_path;  // append all output here when set
+    std::string log_path;                // append all output here when set
     std::vector<std::string> extra_env;  // "NAME=value" entries added to the environment
     // Called for every output line (also for a line still being written when `partial`, so
     // progress that ends in a carriage return or no newline is seen too).
@@ -22,15 +22,16 @@ struct SubprocessOptions {
 };
 
 struct SubprocessResult {
-    int exit_code = -1;   // the program's exit status; -1 when it was killed by a signal
-    int signal = 0;       // the signal that ended it, 0 if none
-    bool stopped = false; // should_stop asked for it to end
+    int exit_code = -1;    // the program's exit status; -1 when it was killed by a signal
+    int signal = 0;        // the signal that ended it, 0 if none
+    bool stopped = false;  // should_stop asked for it to end
     bool ok() const { return exit_code == 0 && !stopped; }
 };
 
 // Runs argv[0] (looked up on PATH) with the arguments. Throws Error naming the program when it
 // cannot be started (not installed, not executable).
-SubprocessResult run_subprocess(const std::vector<std::string>& argv, const SubprocessOptions& options = {});
+SubprocessResult run_subprocess(const std::vector<std::string>& argv,
+                                const SubprocessOptions& options = {});
 
 // Quotes an argument list as a shell command line, for logs and error messages.
 std::string shell_quote(const std::vector<std::string>& argv);

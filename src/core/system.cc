@@ -1,8 +1,7 @@
 #include "core/system.h"
 
-#include <fmt/format.h>
-
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -60,16 +59,20 @@ int remove_stale_temporaries(const std::string& path) {
         const std::string name = entry.path().filename().string();
         if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
         const std::string pid_text = name.substr(prefix.size());
-        if (pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9) continue;
+        if (pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9)
+            continue;
         const pid_t pid = pid_t(std::stol(pid_text));
-        if (pid == getpid() || (kill(pid, 0) == 0 || errno == EPERM)) continue;  // still being written
+        if (pid == getpid() || (kill(pid, 0) == 0 || errno == EPERM))
+            continue;  // still being written
         if (fs::remove(entry.path(), ec)) ++removed;
     }
     return removed;
 }
 
 std::string folder_write_problem(const std::string& folder) {
-    const std::string probe = (std::filesystem::path(folder) / (".radiant-write-probe." + std::to_string(getpid()))).string();
+    const std::string probe =
+        (std::filesystem::path(folder) / (".radiant-write-probe." + std::to_string(getpid())))
+            .string();
     const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
     if (fd < 0) return std::strerror(errno);
     ::close(fd);
@@ -80,15 +83,17 @@ std::string folder_write_problem(const std::string& folder) {
 std::string read_file(const std::string& path, size_t max_bytes) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) throw Error(path, "no such file");
-    if (std::filesystem::is_directory(path, ec)) throw Error(path, "is a directory, expected a file");
+    if (std::filesystem::is_directory(path, ec))
+        throw Error(path, "is a directory, expected a file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path, "cannot open for reading");
     // Sized from the file itself (one allocation, no copy); a special file reports no size
     // and is read in pieces, still under the limit.
     const auto size = std::filesystem::file_size(path, ec);
     if (!ec && size > max_bytes)
-        throw Error(path, fmt::format("file is {:.1f} MiB; files of this kind are read up to {:.0f} MiB",
-                                      double(size) / (1 << 20), double(max_bytes) / (1 << 20)));
+        throw Error(path,
+                    fmt::format("file is {:.1f} MiB; files of this kind are read up to {:.0f} MiB",
+                                double(size) / (1 << 20), double(max_bytes) / (1 << 20)));
     std::string bytes;
     if (!ec && size > 0) {
         bytes.resize(size);
@@ -99,8 +104,9 @@ std::string read_file(const std::string& path, size_t max_bytes) {
     while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
         bytes.append(chunk, size_t(in.gcount()));
         if (bytes.size() > max_bytes)
-            throw Error(path, fmt::format("file is over {:.0f} MiB, the limit for files of this kind",
-                                          double(max_bytes) / (1 << 20)));
+            throw Error(path,
+                        fmt::format("file is over {:.0f} MiB, the limit for files of this kind",
+                                    double(max_bytes) / (1 << 20)));
     }
     if (in.bad()) throw Error(path, "read error");
     return bytes;

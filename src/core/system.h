@@ -29,7 +29,8 @@ int remove_stale_temporaries(const std::string& path);
 std::string folder_write_problem(const std::string& folder);
 
 // Reads a whole file; throws Error naming the path if it cannot be read or is larger than
-// `max_bytes` (checked before reading: loaders of JSON, whose parsed form is ~10x the text, set one).
+// `max_bytes` (checked before reading: loaders of JSON, whose parsed form is ~10x the text, set
+// one).
 std::string read_file(const std::string& path, size_t max_bytes = SIZE_MAX);
 
 }  // namespace radiant

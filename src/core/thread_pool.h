@@ -16,7 +16,7 @@
 namespace radiant {
 
 class ThreadPool {
-public:
+  public:
     // n_threads <= 0 means one thread per hardware core. The calling thread is thread 0.
     explicit ThreadPool(int n_threads = 0);
     ~ThreadPool();
@@ -57,7 +57,7 @@ public:
 
     static int hardware_threads();
 
-private:
+  private:
     using RangeFn = void (*)(void* ctx, size_t begin, size_t end, int thread);
     void run(size_t n, RangeFn fn, void* ctx);
     void worker_loop(int thread);

@@ -6,14 +6,12 @@
 namespace radiant {
 
 class Timer {
-public:
+  public:
     Timer() : m_start(Clock::now()) {}
     void reset() { m_start = Clock::now(); }
-    double seconds() const {
-        return std::chrono::duration<double>(Clock::now() - m_start).count();
-    }
+    double seconds() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
 
-private:
+  private:
     using Clock = std::chrono::steady_clock;
     Clock::time_point m_start;
 };

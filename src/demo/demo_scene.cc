@@ -1,11 +1,10 @@
 #include "demo/demo_scene.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "core/error.h"
@@ -29,7 +28,9 @@ struct V3 {
     V3 operator*(float s) const { return {x * s, y * s, z * s}; }
 };
 float dot(V3 a, V3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-V3 cross(V3 a, V3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+V3 cross(V3 a, V3 b) {
+    return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
 V3 normalize(V3 a) { return a * (1.0f / std::sqrt(dot(a, a))); }
 
 struct Hit {
@@ -125,7 +126,8 @@ float value_noise(V3 p) {
         float v = 0;
         for (int c = 0; c < 8; ++c) {
             const int dx = c & 1, dy = (c >> 1) & 1, dz = c >> 2;
-            v += lattice(ix + dx, iy + dy, iz + dz) * (dx ? fx : 1 - fx) * (dy ? fy : 1 - fy) * (dz ? fz : 1 - fz);
+            v += lattice(ix + dx, iy + dy, iz + dz) * (dx ? fx : 1 - fx) * (dy ? fy : 1 - fy) *
+                 (dz ? fz : 1 - fz);
         }
         sum += amplitude * v;
         weight += amplitude;
@@ -150,8 +152,10 @@ std::optional<V3> trace(V3 o, V3 d, bool feature_texture) {
         // Colourful blotches, unique everywhere, instead of the repeating checkers and bands
         // (which feature matchers confuse from one square to the next).
         const V3 p = o + d * best->t;
-        const V3 tint{value_noise(p), value_noise(p + V3{17.3f, 5.1f, 9.7f}), value_noise(p + V3{3.7f, 29.1f, 13.3f})};
-        best->albedo = (best->albedo * 0.3f + tint * 0.7f) * (0.4f + 1.2f * value_noise(p * 2.0f + V3{7, 7, 7}));
+        const V3 tint{value_noise(p), value_noise(p + V3{17.3f, 5.1f, 9.7f}),
+                      value_noise(p + V3{3.7f, 29.1f, 13.3f})};
+        best->albedo = (best->albedo * 0.3f + tint * 0.7f) *
+                       (0.4f + 1.2f * value_noise(p * 2.0f + V3{7, 7, 7}));
     }
     return best->albedo * (0.35f + 0.65f * lambert);
 }
@@ -174,22 +178,26 @@ ImageF render(const std::array<float, 16>& pose, const DemoSceneOptions& o) {
             for (int sy = 0; sy < ss; ++sy)
                 for (int sx = 0; sx < ss; ++sx) {
                     const float px = x + (sx + 0.5f) / ss, py = y + (sy + 0.5f) / ss;
-                    const V3 dc{(px - 0.5f * o.width) / focal, -(py - 0.5f * o.height) / focal, -1.0f};
+                    const V3 dc{(px - 0.5f * o.width) / focal, -(py - 0.5f * o.height) / focal,
+                                -1.0f};
                     const V3 dw{pose[0] * dc.x + pose[1] * dc.y + pose[2] * dc.z,
                                 pose[4] * dc.x + pose[5] * dc.y + pose[6] * dc.z,
                                 pose[8] * dc.x + pose[9] * dc.y + pose[10] * dc.z};
-                    if (auto c = trace(eye, normalize(dw), o.feature_texture)) sum = sum + *c, ++hits;
+                    if (auto c = trace(eye, normalize(dw), o.feature_texture))
+                        sum = sum + *c, ++hits;
                 }
             const float a = float(hits) / float(ss * ss);
             const V3 c = hits ? sum * (1.0f / float(hits)) : V3{0, 0, 0};
-            img.at(x, y, 0) = c.x, img.at(x, y, 1) = c.y, img.at(x, y, 2) = c.z, img.at(x, y, 3) = a;
+            img.at(x, y, 0) = c.x, img.at(x, y, 1) = c.y, img.at(x, y, 2) = c.z,
+                         img.at(x, y, 3) = a;
         }
     return img;
 }
 
 nlohmann::json matrix_json(const std::array<float, 16>& m) {
     nlohmann::json rows = nlohmann::json::array();
-    for (int r = 0; r < 4; ++r) rows.push_back({m[4 * r], m[4 * r + 1], m[4 * r + 2], m[4 * r + 3]});
+    for (int r = 0; r < 4; ++r)
+        rows.push_back({m[4 * r], m[4 * r + 1], m[4 * r + 2], m[4 * r + 3]});
     return rows;
 }
 
@@ -210,12 +218,14 @@ std::string write_split(const fs::path& folder, const std::string& split, int n,
             azimuth = 2 * kPi * u;
             elevation = (35.0f + 15.0f * std::sin(2 * kPi * u)) * kPi / 180.0f;
         }
-        const V3 eye = target + V3{std::cos(elevation) * std::cos(azimuth), std::cos(elevation) * std::sin(azimuth),
-                                   std::sin(elevation)} * kCameraDistance;
+        const V3 eye = target + V3{std::cos(elevation) * std::cos(azimuth),
+                                   std::cos(elevation) * std::sin(azimuth), std::sin(elevation)} *
+                                    kCameraDistance;
         const auto pose = look_at(eye, target);
         const std::string name = split + "/r_" + std::to_string(i);
         save_png((folder / (name + ".png")).string(), render(pose, o));
-        j["frames"].push_back({{"file_path", "./" + name}, {"transform_matrix", matrix_json(pose)}});
+        j["frames"].push_back(
+            {{"file_path", "./" + name}, {"transform_matrix", matrix_json(pose)}});
     }
     const fs::path json_path = folder / ("transforms_" + split + ".json");
     write_file_atomic(json_path.string(), j.dump(2));
@@ -236,11 +246,13 @@ float demo_scene_distance(float x, float y, float z) {
     const float box = std::abs(std::sqrt(dot(qo, qo)) + std::min(std::max({q.x, q.y, q.z}), 0.0f));
     const float r = std::sqrt(x * x + y * y);
     const float disc = r <= 1.2f ? std::abs(z) : std::sqrt((r - 1.2f) * (r - 1.2f) + z * z);
-    return std::min({sphere({-0.45f, -0.3f, 0.45f}, 0.45f), sphere({0.1f, 0.6f, 0.22f}, 0.22f), box, disc});
+    return std::min(
+        {sphere({-0.45f, -0.3f, 0.45f}, 0.45f), sphere({0.1f, 0.6f, 0.22f}, 0.22f), box, disc});
 }
 
 DemoScene write_demo_scene(const std::string& folder, const DemoSceneOptions& o) {
-    RD_CHECK(o.width > 0 && o.height > 0 && o.train_views > 0 && o.test_views > 0 && o.supersampling > 0);
+    RD_CHECK(o.width > 0 && o.height > 0 && o.train_views > 0 && o.test_views > 0 &&
+             o.supersampling > 0);
     std::error_code ec;
     fs::create_directories(folder, ec);
     if (ec) throw Error(folder, "cannot create folder: " + ec.message());

@@ -5,12 +5,11 @@
 #pragma once
 
 #include <array>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/thread_pool.h"
 #include "io/mesh.h"
@@ -20,15 +19,15 @@
 namespace radiant {
 
 struct MeshExportOptions {
-    int resolution = 256;        // lattice cells along the longest side of the box
+    int resolution = 256;  // lattice cells along the longest side of the box
     // Density of the surface (per unit-cube length). Default: where one minimal marching step
     // is 10% opaque (62 at the default step), the surface a render shows. instant-ngp's "Mesh
     // it!" uses 2.5, which on Radiant's younger fields also meshes the faint fog around objects.
     std::optional<float> threshold;
     std::optional<std::array<double, 6>> crop;  // x0 y0 z0 x1 y1 z1, world frame
-    size_t simplify = 0;         // target triangle count (0: keep all)
-    double min_component = 0.01; // drop pieces with fewer triangles than this share of the largest
-    bool occupied_only = true;   // density counts only in occupied cells, as when rendering
+    size_t simplify = 0;                        // target triangle count (0: keep all)
+    double min_component = 0.01;  // drop pieces with fewer triangles than this share of the largest
+    bool occupied_only = true;    // density counts only in occupied cells, as when rendering
     // Drop pieces no training camera sees (walls of cavities inside solid objects: the field
     // needs no density behind an opaque surface, so it often leaves them hollow).
     bool remove_hidden = true;
@@ -38,13 +37,13 @@ struct MeshExportOptions {
 };
 
 struct MeshExportResult {
-    Mesh mesh;                      // world frame, normals and colours filled
-    std::array<double, 6> box{};    // the meshed box, world frame
+    Mesh mesh;                    // world frame, normals and colours filled
+    std::array<double, 6> box{};  // the meshed box, world frame
     IsoSurfaceStats stats;
-    size_t components_removed = 0;  // small pieces
-    size_t hidden_removed = 0;      // pieces no training camera sees
-    size_t triangles_extracted = 0;  // before clean-up and simplification
-    float threshold = 0;             // the density used
+    size_t components_removed = 0;                        // small pieces
+    size_t hidden_removed = 0;                            // pieces no training camera sees
+    size_t triangles_extracted = 0;                       // before clean-up and simplification
+    float threshold = 0;                                  // the density used
     std::vector<std::pair<std::string, double>> seconds;  // per phase, in order
 };
 
@@ -55,8 +54,9 @@ float default_mesh_threshold(const NerfModel& model);
 // empty crop box or one outside the scene, a snapshot with no occupied cells, or a surface with
 // no triangles.
 // `views`: the training cameras (a snapshot header's "views"), for remove_hidden; may be empty.
-MeshExportResult export_nerf_mesh(const NerfModel& model, const nlohmann::json& views, const MeshExportOptions& options,
-                                  ThreadPool& pool, const std::string& source);
+MeshExportResult export_nerf_mesh(const NerfModel& model, const nlohmann::json& views,
+                                  const MeshExportOptions& options, ThreadPool& pool,
+                                  const std::string& source);
 
 // World <-> the unit-cube frame the model works in.
 std::array<double, 3> unit_to_world(const SceneTransform& s, const std::array<double, 3>& p);

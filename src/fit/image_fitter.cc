@@ -114,8 +114,8 @@ void ImageFitter::sample_targets(size_t begin, size_t end, uint64_t chunk) {
     const size_t n = end - begin;
     const float band_height = float(m_height) / float(kChunks);
     const float band_y0 = band_height * float(chunk);
-    const size_t rows = std::clamp<size_t>(
-        size_t(std::lround(std::sqrt(double(n) * band_height / m_width))), 1, n);
+    const size_t rows =
+        std::clamp<size_t>(size_t(std::lround(std::sqrt(double(n) * band_height / m_width))), 1, n);
     const float row_height = band_height / float(rows);
     const float max_x = float(m_width) * 0.99999f, max_y = float(m_height) * 0.99999f;
     for (size_t r = 0; r < rows; ++r) {
@@ -138,8 +138,11 @@ void ImageFitter::sample_targets(size_t begin, size_t end, uint64_t chunk) {
     for (size_t i = begin; i < end; ++i) {
         if (i + kAhead < end) {
             const float* a = &m_targets[3 * (i + kAhead)];
-            const size_t x = size_t(std::max(a[0] - 0.5f, 0.0f)), y = size_t(std::max(a[1] - 0.5f, 0.0f));
-            const float* p = &m_rgb[(std::min(y, size_t(m_height - 1)) * m_width + std::min(x, size_t(m_width - 1))) * 3];
+            const size_t x = size_t(std::max(a[0] - 0.5f, 0.0f)),
+                         y = size_t(std::max(a[1] - 0.5f, 0.0f));
+            const float* p = &m_rgb[(std::min(y, size_t(m_height - 1)) * m_width +
+                                     std::min(x, size_t(m_width - 1))) *
+                                    3];
             __builtin_prefetch(p);
             __builtin_prefetch(p + 5);
             if (y + 1 < size_t(m_height)) {
@@ -179,8 +182,8 @@ double ImageFitter::step() {
                 for (int c = 0; c < 3; ++c) s.pred[3 * i + c] = out[i * stride + c];
             loss += loss_and_gradient(m_config.loss, s.pred.data(), &m_targets[3 * i0], n * 3,
                                       grad_scale, s.d_pred.data(), m_config.impl);
-            m_mlp.backward(mlp_params, m_packed.data(), s.enc.data(), enc_dims, n, s.d_pred.data(), 3, s.mlp, grad,
-                           s.d_enc.data());
+            m_mlp.backward(mlp_params, m_packed.data(), s.enc.data(), enc_dims, n, s.d_pred.data(),
+                           3, s.mlp, grad, s.d_enc.data());
             // Feature-major copy of dL/d(encoding) for the per-level hash backward.
             for (int k = 0; k < enc_dims; ++k) {
                 float* dst = &m_d_enc[size_t(k) * batch + i0];

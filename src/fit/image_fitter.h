@@ -41,7 +41,7 @@ struct FitImageConfig {
 };
 
 class ImageFitter {
-public:
+  public:
     // `image` may have 1-4 channels; RGB is learnt (gray is replicated, alpha ignored).
     ImageFitter(const ImageF& image, const FitImageConfig& config, ThreadPool& pool);
 
@@ -70,14 +70,14 @@ public:
     static constexpr size_t kTile = 128;
     static constexpr size_t kChunks = 64;  // fixed: results must not depend on thread count
 
-private:
+  private:
     void sample_targets(size_t begin, size_t end, uint64_t chunk);
     void target_at(float px, float py, float* rgb) const;
 
     FitImageConfig m_config;
     ThreadPool& m_pool;
     int m_width, m_height;
-    float m_inv_extent;  // 1 / max(width, height): pixel coordinates -> [0, 1]
+    float m_inv_extent;        // 1 / max(width, height): pixel coordinates -> [0, 1]
     std::vector<float> m_rgb;  // [h][w][3]
     HashGrid m_grid;
     FusedMlp m_mlp;
@@ -88,9 +88,9 @@ private:
     PhaseTimes m_phase;
 
     // Per-step buffers, allocated once.
-    AlignedVector<float> m_positions;  // [batch][2], in [0, 1]
-    AlignedVector<float> m_targets;    // [batch][3]
-    AlignedVector<float> m_d_enc;      // [L*F][batch]
+    AlignedVector<float> m_positions;                // [batch][2], in [0, 1]
+    AlignedVector<float> m_targets;                  // [batch][3]
+    AlignedVector<float> m_d_enc;                    // [L*F][batch]
     std::vector<AlignedVector<float>> m_chunk_grad;  // [kChunks][MLP params]
     std::vector<double> m_chunk_loss;
     struct ThreadScratch {

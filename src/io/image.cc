@@ -1,11 +1,11 @@
 #include "io/image.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/system.h"
@@ -32,21 +32,28 @@ std::string read_image_file(const std::string& path) {
 }
 }  // namespace
 
-void check_image_dimensions(int64_t width, int64_t height, const char* format, const std::string& path) {
+void check_image_dimensions(int64_t width, int64_t height, const char* format,
+                            const std::string& path) {
     if (width <= 0 || height <= 0)
-        throw Error(path, fmt::format("{} header claims an empty {} x {} image", format, width, height));
+        throw Error(path,
+                    fmt::format("{} header claims an empty {} x {} image", format, width, height));
     if (width > kMaxImageSide || height > kMaxImageSide || width * height > kMaxImagePixels)
-        throw Error(path, fmt::format("{} header claims {} x {} pixels ({:.0f} megapixels); Radiant reads images "
-                                      "up to {} megapixels and {} pixels a side",
-                                      format, width, height, double(width) * double(height) / 1e6,
-                                      kMaxImagePixels / 1000000, kMaxImageSide));
+        throw Error(
+            path,
+            fmt::format("{} header claims {} x {} pixels ({:.0f} megapixels); Radiant reads images "
+                        "up to {} megapixels and {} pixels a side",
+                        format, width, height, double(width) * double(height) / 1e6,
+                        kMaxImagePixels / 1000000, kMaxImageSide));
 }
 
 RawImage decode_image(std::string_view bytes, const std::string& path) {
     switch (sniff(bytes)) {
-        case Format::kPng: return decode_png(bytes, path);
-        case Format::kJpeg: return decode_jpeg(bytes, path);
-        default: throw Error(path, "not a PNG or JPEG image");
+        case Format::kPng:
+            return decode_png(bytes, path);
+        case Format::kJpeg:
+            return decode_jpeg(bytes, path);
+        default:
+            throw Error(path, "not a PNG or JPEG image");
     }
 }
 
@@ -56,9 +63,12 @@ ImageSize read_image_size(const std::string& path) {
     // Headers sit in the first few kB for PNG; JPEG may put EXIF first, so read it all.
     std::string bytes = read_image_file(path);
     switch (sniff(bytes)) {
-        case Format::kPng: return png_size(bytes, path);
-        case Format::kJpeg: return jpeg_size(bytes, path);
-        default: throw Error(path, "not a PNG or JPEG image");
+        case Format::kPng:
+            return png_size(bytes, path);
+        case Format::kJpeg:
+            return jpeg_size(bytes, path);
+        default:
+            throw Error(path, "not a PNG or JPEG image");
     }
 }
 

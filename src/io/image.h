@@ -69,7 +69,8 @@ std::string encode_jpeg(const ImageF& image, int quality = 90);
 constexpr int64_t kMaxImagePixels = int64_t(1) << 27;
 constexpr int kMaxImageSide = 65535;
 // Throws Error naming `path` when a header's size is zero or above the limits above.
-void check_image_dimensions(int64_t width, int64_t height, const char* format, const std::string& path);
+void check_image_dimensions(int64_t width, int64_t height, const char* format,
+                            const std::string& path);
 
 // Format-specific decoders used by decode_image.
 RawImage decode_png(std::string_view bytes, const std::string& path);

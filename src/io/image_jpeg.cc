@@ -1,15 +1,17 @@
 // JPEG through libjpeg(-turbo). Errors longjmp out of the library and become radiant::Error.
-#include <csetjmp>
-#include <cstddef>
 #include <algorithm>
 #include <cmath>
+#include <csetjmp>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <vector>
-
+// libjpeg's headers use size_t and FILE without declaring them, and jerror.h needs jpeglib.h.
+// clang-format off
 #include <jpeglib.h>
 #include <jerror.h>
+// clang-format on
 
 #include "core/error.h"
 #include "io/image.h"
@@ -106,7 +108,8 @@ std::string encode_jpeg(const ImageF& image, int quality) {
     std::vector<unsigned char> row(size_t(image.width) * size_t(image.channels));
     while (cinfo.next_scanline < cinfo.image_height) {
         const float* src = &image.pixels[size_t(cinfo.next_scanline) * row.size()];
-        for (size_t i = 0; i < row.size(); ++i) row[i] = (unsigned char)std::lround(std::clamp(src[i], 0.0f, 1.0f) * 255.0f);
+        for (size_t i = 0; i < row.size(); ++i)
+            row[i] = (unsigned char)std::lround(std::clamp(src[i], 0.0f, 1.0f) * 255.0f);
         JSAMPROW r = row.data();
         jpeg_write_scanlines(&cinfo, &r, 1);
     }

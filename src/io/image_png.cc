@@ -30,7 +30,8 @@ void read_from_memory(png_structp png, png_bytep out, png_size_t n) {
 
 void on_error(png_structp png, png_const_charp msg) {
     auto* r = static_cast<MemoryReader*>(png_get_error_ptr(png));
-    if (msg != r->error) std::snprintf(r->error, sizeof(r->error), "%s", msg);  // ours is already there
+    if (msg != r->error)
+        std::snprintf(r->error, sizeof(r->error), "%s", msg);  // ours is already there
     png_longjmp(png, 1);
 }
 
@@ -52,16 +53,20 @@ int configure_transforms(png_structp png, png_infop info) {
 // allocates such a chunk's claimed length (up to 2^31 bytes, only a warning) before reading it:
 // skip them unread, so a 45-byte file cannot make it zero-fill gigabytes.
 void skip_metadata_chunks(png_structp png) {
-    static const png_byte kSkipped[] = "tEXt\0zTXt\0iTXt\0sPLT\0iCCP\0eXIf\0pCAL\0sCAL\0hIST\0tIME\0bKGD\0pHYs\0oFFs\0sTER";
+    static const png_byte kSkipped[] =
+        "tEXt\0zTXt\0iTXt\0sPLT\0iCCP\0eXIf\0pCAL\0sCAL\0hIST\0tIME\0bKGD\0pHYs\0oFFs\0sTER";
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, kSkipped, int(sizeof(kSkipped) / 5));
-    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, nullptr, 0);  // and chunks libpng does not know
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, nullptr,
+                                0);  // and chunks libpng does not know
 }
 
 // The size limits of check_image_dimensions, as a flag and a message that png_error can carry
 // out through its longjmp (an exception thrown here would leak libpng's structures).
-bool header_size_ok(png_structp png, png_infop info, const std::string& path, MemoryReader& reader) {
+bool header_size_ok(png_structp png, png_infop info, const std::string& path,
+                    MemoryReader& reader) {
     try {
-        check_image_dimensions(png_get_image_width(png, info), png_get_image_height(png, info), "PNG", path);
+        check_image_dimensions(png_get_image_width(png, info), png_get_image_height(png, info),
+                               "PNG", path);
         return true;
     } catch (const Error& e) {
         std::snprintf(reader.error, sizeof(reader.error), "%s", e.reason().c_str());
@@ -73,7 +78,8 @@ bool header_size_ok(png_structp png, png_infop info, const std::string& path, Me
 }  // namespace
 
 RawImage decode_png(std::string_view bytes, const std::string& path) {
-    MemoryReader reader{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 0, {0}, false};
+    MemoryReader reader{
+        reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 0, {0}, false};
     RawImage img;
     std::vector<png_bytep> rows;
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader, on_error, on_warning);
@@ -90,7 +96,8 @@ RawImage decode_png(std::string_view bytes, const std::string& path) {
     }
     png_set_read_fn(png, &reader, read_from_memory);
     skip_metadata_chunks(png);
-    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);  // libpng's own cap is lifted: ours, with our message
+    png_set_user_limits(png, 0x7fffffff,
+                        0x7fffffff);  // libpng's own cap is lifted: ours, with our message
     png_read_info(png, info);
     // Checked before any row is allocated (a few bytes can claim gigapixels).
     if (!header_size_ok(png, info, path, reader)) png_error(png, reader.error);
@@ -105,7 +112,8 @@ RawImage decode_png(std::string_view bytes, const std::string& path) {
     if (img.bit_depth == 16) {
         img.words.resize(img.sample_count());
         for (int y = 0; y < img.height; ++y)
-            rows[y] = reinterpret_cast<png_bytep>(img.words.data() + size_t(y) * img.width * channels);
+            rows[y] =
+                reinterpret_cast<png_bytep>(img.words.data() + size_t(y) * img.width * channels);
     } else {
         img.bytes.resize(img.sample_count());
         for (int y = 0; y < img.height; ++y) rows[y] = img.bytes.data() + size_t(y) * row_bytes;
@@ -117,7 +125,8 @@ RawImage decode_png(std::string_view bytes, const std::string& path) {
 }
 
 ImageSize png_size(std::string_view bytes, const std::string& path) {
-    MemoryReader reader{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 0, {0}, false};
+    MemoryReader reader{
+        reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 0, {0}, false};
     ImageSize size;
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader, on_error, on_warning);
     png_infop info = png ? png_create_info_struct(png) : nullptr;
@@ -132,7 +141,8 @@ ImageSize png_size(std::string_view bytes, const std::string& path) {
     }
     png_set_read_fn(png, &reader, read_from_memory);
     skip_metadata_chunks(png);
-    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);  // libpng's own cap is lifted: ours, with our message
+    png_set_user_limits(png, 0x7fffffff,
+                        0x7fffffff);  // libpng's own cap is lifted: ours, with our message
     png_read_info(png, info);
     if (!header_size_ok(png, info, path, reader)) png_error(png, reader.error);
     size.channels = configure_transforms(png, info);

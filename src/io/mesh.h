@@ -7,10 +7,10 @@
 namespace radiant {
 
 struct Mesh {
-    std::vector<float> positions;  // [n][3]
-    std::vector<float> normals;    // [n][3] unit, or empty
-    std::vector<uint8_t> colors;   // [n][3] sRGB, or empty
-    std::vector<uint32_t> indices; // [m][3], counter-clockwise seen from outside
+    std::vector<float> positions;   // [n][3]
+    std::vector<float> normals;     // [n][3] unit, or empty
+    std::vector<uint8_t> colors;    // [n][3] sRGB, or empty
+    std::vector<uint32_t> indices;  // [m][3], counter-clockwise seen from outside
 
     size_t vertex_count() const { return positions.size() / 3; }
     size_t triangle_count() const { return indices.size() / 3; }

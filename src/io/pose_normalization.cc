@@ -12,7 +12,8 @@ Vec3d median_point(std::vector<Vec3d> p) {
     Vec3d m;
     const size_t k = p.size() / 2;
     auto axis = [&](auto get) {
-        std::nth_element(p.begin(), p.begin() + long(k), p.end(), [&](const Vec3d& a, const Vec3d& b) { return get(a) < get(b); });
+        std::nth_element(p.begin(), p.begin() + long(k), p.end(),
+                         [&](const Vec3d& a, const Vec3d& b) { return get(a) < get(b); });
         return get(p[k]);
     };
     m.x = axis([](const Vec3d& v) { return v.x; });
@@ -21,7 +22,9 @@ Vec3d median_point(std::vector<Vec3d> p) {
     return m;
 }
 
-double max_abs_coordinate(const Vec3d& v) { return std::max({std::abs(v.x), std::abs(v.y), std::abs(v.z)}); }
+double max_abs_coordinate(const Vec3d& v) {
+    return std::max({std::abs(v.x), std::abs(v.y), std::abs(v.z)});
+}
 
 float power_of_two_at_least(double v) {
     float a = 1;
@@ -31,7 +34,8 @@ float power_of_two_at_least(double v) {
 
 }  // namespace
 
-PoseNormalization normalize_poses(const std::vector<Mat3d>& rotations, const std::vector<Vec3d>& centres,
+PoseNormalization normalize_poses(const std::vector<Mat3d>& rotations,
+                                  const std::vector<Vec3d>& centres,
                                   const std::vector<Vec3d>& points, bool reorient) {
     PoseNormalization out;
     const size_t n = std::min(rotations.size(), centres.size());
@@ -78,7 +82,8 @@ PoseNormalization normalize_poses(const std::vector<Mat3d>& rotations, const std
     double extent = 2 * camera_extent;
     if (!points.empty()) {
         std::vector<double> e(points.size());
-        for (size_t i = 0; i < points.size(); ++i) e[i] = max_abs_coordinate(out.to_scene.apply(points[i]));
+        for (size_t i = 0; i < points.size(); ++i)
+            e[i] = max_abs_coordinate(out.to_scene.apply(points[i]));
         const size_t k = std::min(e.size() - 1, size_t(0.9 * double(e.size())));
         std::nth_element(e.begin(), e.begin() + long(k), e.end());
         extent = std::max(camera_extent, e[k]);

@@ -15,8 +15,8 @@
 namespace radiant {
 
 struct PoseNormalization {
-    Similarity to_scene;       // input world -> normalised frame (scale, rotation, translation)
-    Vec3d centre;              // in the input world
+    Similarity to_scene;  // input world -> normalised frame (scale, rotation, translation)
+    Vec3d centre;         // in the input world
     bool centre_from_points = false;  // the camera axes did not converge (e.g. forward-facing)
     float aabb_scale = 1;
 };
@@ -24,7 +24,8 @@ struct PoseNormalization {
 // `rotations`/`centres`: camera-to-world poses in the OpenGL camera convention (x right, y up,
 // looking down -z), input world units. `points`: sparse scene points (may be empty).
 // `reorient`: rotate so the mean camera up is +z (else the rotation is the identity).
-PoseNormalization normalize_poses(const std::vector<Mat3d>& rotations, const std::vector<Vec3d>& centres,
+PoseNormalization normalize_poses(const std::vector<Mat3d>& rotations,
+                                  const std::vector<Vec3d>& centres,
                                   const std::vector<Vec3d>& points, bool reorient);
 
 // The mean camera distance from the centre after normalisation (instant-ngp's colmap2nerf).

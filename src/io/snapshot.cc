@@ -1,13 +1,13 @@
 #include "io/snapshot.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/system.h"
@@ -25,7 +25,7 @@ constexpr uint64_t kFnvBasis = 14695981039346656037ull, kFnvPrime = 109951162821
 
 // Streams bytes to a temporary file next to the target and hashes them on the way.
 class AtomicWriter {
-public:
+  public:
     explicit AtomicWriter(const std::string& path)
         : m_path(path), m_tmp(path + ".tmp." + std::to_string(getpid())) {
         m_file = std::fopen(m_tmp.c_str(), "wb");
@@ -50,10 +50,12 @@ public:
         m_committed = true;
     }
 
-private:
+  private:
     [[noreturn]] void fail() {
         throw Error(m_path, std::string("cannot write: ") + std::strerror(errno) +
-                                (std::filesystem::exists(m_path) ? " (the previous snapshot there is untouched)" : ""));
+                                (std::filesystem::exists(m_path)
+                                     ? " (the previous snapshot there is untouched)"
+                                     : ""));
     }
     std::string m_path, m_tmp;
     FILE* m_file = nullptr;
@@ -113,7 +115,8 @@ void write_snapshot(const std::string& path, nlohmann::json header,
     // Block offsets depend on the header length, which depends on the offsets: lay the
     // blocks out after a header padded to a fixed size that leaves room for the numbers.
     nlohmann::json list = nlohmann::json::array();
-    for (const auto& b : blocks) list.push_back({{"name", b.name}, {"offset", 0}, {"bytes", b.bytes}});
+    for (const auto& b : blocks)
+        list.push_back({{"name", b.name}, {"offset", 0}, {"bytes", b.bytes}});
     header["blocks"] = list;
     const size_t room = header.dump().size() + 32 * blocks.size() + 64;
     size_t offset = align_up(kPrefix + room);
@@ -164,8 +167,10 @@ SnapshotFile SnapshotFile::read(const std::string& path) {
                               : "truncated snapshot");
     const uint32_t version = read_le<uint32_t>(s, 8);
     if (version > kSnapshotFormatVersion)
-        throw Error(path, fmt::format("snapshot format version {} is newer than this build reads ({}); "
-                                      "upgrade Radiant", version, kSnapshotFormatVersion));
+        throw Error(path,
+                    fmt::format("snapshot format version {} is newer than this build reads ({}); "
+                                "upgrade Radiant",
+                                version, kSnapshotFormatVersion));
     if (version == 0) throw Error(path, "bad snapshot format version 0");
     const uint64_t header_len = read_le<uint64_t>(s, 16);
     if (header_len > s.size() - kPrefix) throw Error(path, "truncated snapshot (header cut short)");
@@ -179,21 +184,28 @@ SnapshotFile SnapshotFile::read(const std::string& path) {
     size_t end = align_up(kPrefix + header_len);
     const char* bad = "snapshot header has no valid block list (corrupted file)";
     auto blocks = f.m_header.find("blocks");
-    if (!f.m_header.is_object() || blocks == f.m_header.end() || !blocks->is_array()) throw Error(path, bad);
+    if (!f.m_header.is_object() || blocks == f.m_header.end() || !blocks->is_array())
+        throw Error(path, bad);
     for (const auto& b : *blocks) {
-        if (!b.is_object() || !b.contains("name") || !b["name"].is_string() || !b.contains("offset") ||
-            !b["offset"].is_number_unsigned() || !b.contains("bytes") || !b["bytes"].is_number_unsigned())
+        if (!b.is_object() || !b.contains("name") || !b["name"].is_string() ||
+            !b.contains("offset") || !b["offset"].is_number_unsigned() || !b.contains("bytes") ||
+            !b["bytes"].is_number_unsigned())
             throw Error(path, bad);
         const uint64_t offset = b["offset"].get<uint64_t>(), bytes = b["bytes"].get<uint64_t>();
         if (offset > s.size() || bytes > s.size() - offset)
-            throw Error(path, fmt::format("truncated snapshot: block '{}' claims {} bytes at offset {}, the file has {}",
-                                          b["name"].get<std::string>(), bytes, offset, s.size()));
+            throw Error(
+                path,
+                fmt::format(
+                    "truncated snapshot: block '{}' claims {} bytes at offset {}, the file has {}",
+                    b["name"].get<std::string>(), bytes, offset, s.size()));
         end = std::max<size_t>(end, align_up(offset + bytes));
     }
     if (s.size() < end + 8)
-        throw Error(path, fmt::format("truncated snapshot: {} bytes, the header describes {}", s.size(), end + 8));
+        throw Error(path, fmt::format("truncated snapshot: {} bytes, the header describes {}",
+                                      s.size(), end + 8));
     if (s.size() > end + 8)
-        throw Error(path, fmt::format("snapshot has {} unexpected trailing bytes", s.size() - end - 8));
+        throw Error(path,
+                    fmt::format("snapshot has {} unexpected trailing bytes", s.size() - end - 8));
     if (snapshot_checksum(s.data(), end) != read_le<uint64_t>(s, end))
         throw Error(path, "snapshot checksum mismatch (the file is corrupted)");
     return f;
@@ -210,8 +222,10 @@ std::span<const uint8_t> SnapshotFile::block(const std::string& name, size_t exp
         if (b["name"] != name) continue;
         const size_t bytes = b["bytes"].get<size_t>(), offset = b["offset"].get<size_t>();
         if (bytes != expected_bytes)
-            throw Error(m_path, fmt::format("block '{}' holds {} bytes but the header's configuration needs {}",
-                                            name, bytes, expected_bytes));
+            throw Error(
+                m_path,
+                fmt::format("block '{}' holds {} bytes but the header's configuration needs {}",
+                            name, bytes, expected_bytes));
         return {reinterpret_cast<const uint8_t*>(m_bytes.data()) + offset, bytes};
     }
     throw Error(m_path, fmt::format("snapshot has no '{}' block", name));

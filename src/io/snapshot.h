@@ -10,10 +10,10 @@
 #pragma once
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,7 +33,8 @@ struct SnapshotBlockRef {
 // A header field of the snapshot at `path`: Error (naming the file, where and the key) when it is
 // missing or of the wrong type.
 template <class T>
-T snapshot_field(const nlohmann::json& j, const char* key, const std::string& path, const char* where) {
+T snapshot_field(const nlohmann::json& j, const char* key, const std::string& path,
+                 const char* where) {
     if (!j.is_object() || !j.contains(key))
         throw Error(path, fmt::format("snapshot header: {} has no '{}'", where, key));
     try {
@@ -48,7 +49,7 @@ void write_snapshot(const std::string& path, nlohmann::json header,
                     const std::vector<SnapshotBlockRef>& blocks);
 
 class SnapshotFile {
-public:
+  public:
     // Reads and validates the whole file: magic, version, sizes, checksum. Throws Error
     // naming the path and what is wrong (truncated, bad checksum, newer version, ...).
     static SnapshotFile read(const std::string& path);
@@ -59,7 +60,7 @@ public:
     // The block's bytes; throws Error if it is missing or not `expected_bytes` long.
     std::span<const uint8_t> block(const std::string& name, size_t expected_bytes) const;
 
-private:
+  private:
     std::string m_path;
     std::string m_bytes;
     nlohmann::json m_header;
@@ -68,11 +69,11 @@ private:
 // The checksum used by the format: 64-bit, FNV-1a style over 8-byte words in four lanes (so
 // hashing runs at memory speed), then the tail bytes and the length. Streaming.
 class SnapshotHasher {
-public:
+  public:
     void update(const void* data, size_t bytes);
     uint64_t digest() const;
 
-private:
+  private:
     void mix(const uint8_t* group);
     uint64_t m_lane[4] = {14695981039346656037ull, 14695981039346656037ull ^ 1,
                           14695981039346656037ull ^ 2, 14695981039346656037ull ^ 3};

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
+#include <cmath>
 #include <exception>
 
 #include "core/error.h"
@@ -67,9 +67,10 @@ DecodedImage premultiply_and_downscale(const RawImage& raw, int k) {
 void keep_rank_share(Dataset& dataset, int rank, int ranks) {
     if (ranks <= 1) return;
     if (dataset.frames.size() < size_t(ranks))
-        throw Error(dataset.json_path, fmt::format("{} training views cannot be shared among {} ranks; use at most {} "
-                                                   "ranks",
-                                                   dataset.frames.size(), ranks, dataset.frames.size()));
+        throw Error(dataset.json_path,
+                    fmt::format("{} training views cannot be shared among {} ranks; use at most {} "
+                                "ranks",
+                                dataset.frames.size(), ranks, dataset.frames.size()));
     std::vector<double> pixels;
     double total = 0;
     for (const Frame& f : dataset.frames) {
@@ -90,9 +91,10 @@ void keep_rank_share(Dataset& dataset, int rank, int ranks) {
         before += pixels[i];
     }
     if (kept.empty())
-        throw Error(dataset.json_path, fmt::format("{} training views cannot be shared among {} ranks (rank {} gets "
-                                                   "none); use fewer ranks",
-                                                   dataset.frames.size(), ranks, rank));
+        throw Error(dataset.json_path,
+                    fmt::format("{} training views cannot be shared among {} ranks (rank {} gets "
+                                "none); use fewer ranks",
+                                dataset.frames.size(), ranks, rank));
     dataset.frames = std::move(kept);
 }
 
@@ -105,7 +107,8 @@ ImageSet stage_images(const Dataset& dataset, const StagingOptions& options, Thr
 
     // Staged pixels are held twice while they are packed; refuse, with the numbers, a dataset
     // that would not fit instead of letting the machine swap or the allocator abort.
-    const size_t budget = options.max_staged_bytes ? options.max_staged_bytes : physical_memory_bytes() * 2 / 5;
+    const size_t budget =
+        options.max_staged_bytes ? options.max_staged_bytes : physical_memory_bytes() * 2 / 5;
     std::atomic<size_t> staged_bytes{0};
     std::vector<DecodedImage> decoded(n);
     std::vector<std::exception_ptr> errors(n);
@@ -121,13 +124,17 @@ ImageSet stage_images(const Dataset& dataset, const StagingOptions& options, Thr
                                         dataset.json_path, f.camera.width, f.camera.height));
             if (raw.width % k != 0 || raw.height % k != 0)
                 throw Error(f.image_path, fmt::format("--downscale {} does not divide the image "
-                                                      "size {}x{}", k, raw.width, raw.height));
+                                                      "size {}x{}",
+                                                      k, raw.width, raw.height));
             const size_t bytes = size_t(raw.width / k) * size_t(raw.height / k) * 4;
             if (budget && staged_bytes.fetch_add(bytes) + bytes > budget)
-                throw Error(dataset.json_path,
-                            fmt::format("the {} images need more than {:.1f} GiB of memory staged at --downscale {} "
-                                        "(the limit is 40% of this machine's memory); use a larger --downscale",
-                                        n, double(budget) / (1u << 30), k));
+                throw Error(
+                    dataset.json_path,
+                    fmt::format(
+                        "the {} images need more than {:.1f} GiB of memory staged at --downscale "
+                        "{} "
+                        "(the limit is 40% of this machine's memory); use a larger --downscale",
+                        n, double(budget) / (1u << 30), k));
             decoded[i] = premultiply_and_downscale(raw, k);
         } catch (...) {
             errors[i] = std::current_exception();

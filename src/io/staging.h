@@ -34,7 +34,7 @@ struct ImageSet {
 };
 
 struct StagingOptions {
-    int downscale = 1;  // integer box-filter factor; must divide every image's size
+    int downscale = 1;            // integer box-filter factor; must divide every image's size
     size_t max_staged_bytes = 0;  // refuse datasets whose staged pixels exceed this; 0 = 40% of RAM
 };
 

@@ -1,16 +1,15 @@
 #include "io/transforms.h"
 
-#include "io/image.h"
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/system.h"
+#include "io/image.h"
 #include "io/pose_normalization.h"
 
 namespace radiant {
@@ -59,7 +58,9 @@ namespace {
 constexpr double kMaxTransformsNumber = 1e30;  // far inside float's range, far beyond any scene
 
 // Whether a number read as a double survives being kept as a float, with room to compute on.
-bool within_camera_range(double v) { return std::isfinite(v) && std::abs(v) <= kMaxTransformsNumber; }
+bool within_camera_range(double v) {
+    return std::isfinite(v) && std::abs(v) <= kMaxTransformsNumber;
+}
 
 // Reads a number field if present; throws if present with another type or non-finite.
 std::optional<double> number_field(const json& obj, const char* key, const std::string& file,
@@ -67,12 +68,14 @@ std::optional<double> number_field(const json& obj, const char* key, const std::
     auto it = obj.find(key);
     if (it == obj.end()) return std::nullopt;
     if (!it->is_number())
-        throw Error(file, fmt::format("{}'{}' must be a number, got {}", where, key, it->type_name()));
+        throw Error(file,
+                    fmt::format("{}'{}' must be a number, got {}", where, key, it->type_name()));
     double v = it->get<double>();
     if (!std::isfinite(v)) throw Error(file, fmt::format("{}'{}' is not finite", where, key));
     // Stored as float: a double beyond float's range would become inf.
     if (std::abs(v) > kMaxTransformsNumber)
-        throw Error(file, fmt::format("{}'{}' is {}, beyond the +-1e30 that a camera value can be", where, key, v));
+        throw Error(file, fmt::format("{}'{}' is {}, beyond the +-1e30 that a camera value can be",
+                                      where, key, v));
     return v;
 }
 
@@ -81,13 +84,15 @@ void read_intrinsics(const json& obj, CameraIntrinsics& cam, const std::string& 
                      const std::string& where) {
     auto positive = [&](const char* key) -> std::optional<double> {
         auto v = number_field(obj, key, file, where);
-        if (v && *v <= 0) throw Error(file, fmt::format("{}'{}' must be positive, got {}", where, key, *v));
+        if (v && *v <= 0)
+            throw Error(file, fmt::format("{}'{}' must be positive, got {}", where, key, *v));
         return v;
     };
     auto side = [&](const char* key) -> std::optional<int> {
         auto v = positive(key);
         if (v && *v > kMaxImageSide)
-            throw Error(file, fmt::format("{}'{}' is {}; images are at most {} pixels a side", where, key, *v, kMaxImageSide));
+            throw Error(file, fmt::format("{}'{}' is {}; images are at most {} pixels a side",
+                                          where, key, *v, kMaxImageSide));
         return v ? std::optional<int>(int(std::lround(*v))) : std::nullopt;
     };
     if (auto v = side("w")) cam.width = *v;
@@ -122,8 +127,11 @@ void read_intrinsics(const json& obj, CameraIntrinsics& cam, const std::string& 
         } else if (model == "OPENCV" || model == "PINHOLE" || model == "SIMPLE_PINHOLE") {
             cam.fisheye = false;
         } else {
-            throw Error(file, fmt::format("{}camera_model '{}' is not supported (OPENCV, OPENCV_FISHEYE, PINHOLE "
-                                          "or SIMPLE_PINHOLE)", where, model));
+            throw Error(
+                file,
+                fmt::format("{}camera_model '{}' is not supported (OPENCV, OPENCV_FISHEYE, PINHOLE "
+                            "or SIMPLE_PINHOLE)",
+                            where, model));
         }
     }
     if (cam.fisheye && (cam.p1 != 0 || cam.p2 != 0))
@@ -138,7 +146,8 @@ std::array<double, 16> read_applied_transform(const json& m, const std::string& 
     for (size_t r = 0; r < m.size(); ++r) {
         if (!m[r].is_array() || m[r].size() != 4) throw Error(file, what);
         for (size_t c = 0; c < 4; ++c) {
-            if (!m[r][c].is_number() || !std::isfinite(m[r][c].get<double>())) throw Error(file, what);
+            if (!m[r][c].is_number() || !std::isfinite(m[r][c].get<double>()))
+                throw Error(file, what);
             out[r * 4 + c] = m[r][c].get<double>();
         }
     }
@@ -159,14 +168,17 @@ void normalize_nerfstudio(Dataset& ds, const std::string& file) {
     }
     const PoseNormalization n = normalize_poses(rotations, centres, {}, false);
     ds.scale = float(kUnitCubeScale * n.to_scene.scale);
-    for (int i = 0; i < 3; ++i) ds.offset[size_t(i)] = float(0.5 + kUnitCubeScale * n.to_scene.translation[i]);
+    for (int i = 0; i < 3; ++i)
+        ds.offset[size_t(i)] = float(0.5 + kUnitCubeScale * n.to_scene.translation[i]);
     ds.aabb_scale = n.aabb_scale;
     // Poses far apart in float (1e-30 next to 1e30) can still overflow or underflow here.
-    const bool finite = std::isfinite(ds.scale) && ds.scale > 0 &&
-                        std::all_of(ds.offset.begin(), ds.offset.end(), [](float v) { return std::isfinite(v); });
+    const bool finite =
+        std::isfinite(ds.scale) && ds.scale > 0 &&
+        std::all_of(ds.offset.begin(), ds.offset.end(), [](float v) { return std::isfinite(v); });
     if (!finite)
-        throw Error(file, "the camera positions cannot be centred and scaled (they overflow a float); "
-                          "give 'scale' and 'offset' in the file");
+        throw Error(file,
+                    "the camera positions cannot be centred and scaled (they overflow a float); "
+                    "give 'scale' and 'offset' in the file");
 }
 
 // NeRF-synthetic writes paths without an extension; try the usual ones.
@@ -180,7 +192,9 @@ std::string resolve_image_path(const fs::path& base, const std::string& file_pat
         q += ext;
         if (fs::is_regular_file(q, ec)) return q.lexically_normal().string();
     }
-    throw Error(p.lexically_normal().string(), fmt::format("image file not found (listed in {} {})", file, where.substr(0, where.size() - 2)));
+    throw Error(p.lexically_normal().string(),
+                fmt::format("image file not found (listed in {} {})", file,
+                            where.substr(0, where.size() - 2)));
 }
 
 }  // namespace
@@ -201,13 +215,14 @@ std::array<float, 16> read_transform_matrix(const nlohmann::json& frame, const s
                 throw Error(file, where + "'transform_matrix' must be a 4x4 array of numbers");
             double v = m[r][c].get<double>();
             if (!within_camera_range(v))
-                throw Error(file, where + "'transform_matrix' has a non-finite or out-of-range (beyond +-1e30) entry");
+                throw Error(file, where +
+                                      "'transform_matrix' has a non-finite or out-of-range (beyond "
+                                      "+-1e30) entry");
             out[r * 4 + c] = float(v);
         }
     }
     return out;
 }
-
 
 Dataset load_transforms(const std::string& scene) {
     Dataset ds;
@@ -220,7 +235,8 @@ Dataset load_transforms(const std::string& scene) {
     } catch (const json::exception& e) {
         // Python's json module writes NaN/Infinity, which are not JSON: name the real problem.
         if (text.find("NaN") != std::string::npos || text.find("Infinity") != std::string::npos)
-            throw Error(file, "contains a non-finite number (NaN or Infinity), which is not valid JSON");
+            throw Error(file,
+                        "contains a non-finite number (NaN or Infinity), which is not valid JSON");
         throw Error(file, std::string("invalid JSON: ") + e.what());
     }
     if (!root.is_object()) throw Error(file, "expected a JSON object at the top level");
@@ -229,8 +245,8 @@ Dataset load_transforms(const std::string& scene) {
     read_intrinsics(root, shared, file, "");
     ds.nerf_synthetic = shared.fl_x <= 0 && shared.camera_angle_x.has_value();
     ds.dialect = root.contains("camera_model") ? TransformsDialect::kNerfstudio
-                 : ds.nerf_synthetic          ? TransformsDialect::kNerfSynthetic
-                                              : TransformsDialect::kInstantNgp;
+                 : ds.nerf_synthetic           ? TransformsDialect::kNerfSynthetic
+                                               : TransformsDialect::kInstantNgp;
     if (auto it = root.find("applied_transform"); it != root.end())
         ds.applied_transform = read_applied_transform(*it, file);
     if (auto v = number_field(root, "aabb_scale", file, "")) {
@@ -256,7 +272,8 @@ Dataset load_transforms(const std::string& scene) {
     if (!frames_it->is_array()) throw Error(file, "'frames' must be an array");
     if (frames_it->empty()) throw Error(file, "'frames' is empty: no images to use");
     if (frames_it->size() > kMaxFrames)
-        throw Error(file, fmt::format("lists {} frames; Radiant trains on at most {}", frames_it->size(), kMaxFrames));
+        throw Error(file, fmt::format("lists {} frames; Radiant trains on at most {}",
+                                      frames_it->size(), kMaxFrames));
 
     fs::path base = fs::path(file).parent_path();
     ds.frames.reserve(frames_it->size());
@@ -278,8 +295,8 @@ Dataset load_transforms(const std::string& scene) {
         f.image_path = resolve_image_path(base, fp->get<std::string>(), file, where);
         ds.frames.push_back(std::move(f));
     }
-    if (ds.dialect == TransformsDialect::kNerfstudio && !root.contains("scale") && !root.contains("offset") &&
-        !root.contains("aabb_scale"))
+    if (ds.dialect == TransformsDialect::kNerfstudio && !root.contains("scale") &&
+        !root.contains("offset") && !root.contains("aabb_scale"))
         normalize_nerfstudio(ds, file);
     return ds;
 }
@@ -288,7 +305,8 @@ void select_holdout(Dataset& dataset, int every, bool keep_held_out) {
     if (every < 2) throw Error(dataset.json_path, "--holdout-every must be at least 2");
     std::vector<Frame> kept;
     for (size_t i = 0; i < dataset.frames.size(); ++i)
-        if ((i % size_t(every) == size_t(every) - 1) == keep_held_out) kept.push_back(dataset.frames[i]);
+        if ((i % size_t(every) == size_t(every) - 1) == keep_held_out)
+            kept.push_back(dataset.frames[i]);
     if (kept.empty())
         throw Error(dataset.json_path, "--holdout-every " + std::to_string(every) + " leaves no " +
                                            (keep_held_out ? "held-out" : "training") + " views");

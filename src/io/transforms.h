@@ -20,7 +20,7 @@
 namespace radiant {
 
 struct CameraIntrinsics {
-    int width = 0;   // pixels; 0 until known (NeRF-synthetic takes it from the image)
+    int width = 0;  // pixels; 0 until known (NeRF-synthetic takes it from the image)
     int height = 0;
     float fl_x = 0, fl_y = 0;  // focal lengths in pixels; 0 until resolved
     float cx = 0, cy = 0;      // principal point in pixels (pixel centres at +0.5)
@@ -40,7 +40,7 @@ struct CameraIntrinsics {
 };
 
 struct Frame {
-    std::string image_path;  // resolved path of the image file
+    std::string image_path;                   // resolved path of the image file
     std::array<float, 16> camera_to_world{};  // row-major 4x4, as in the json
     CameraIntrinsics camera;
     float sharpness = 0;  // instant-ngp's per-frame sharpness, 0 if absent
@@ -49,7 +49,7 @@ struct Frame {
 enum class TransformsDialect { kNerfSynthetic, kInstantNgp, kNerfstudio };
 
 struct Dataset {
-    std::string json_path;      // the transforms file that was read
+    std::string json_path;        // the transforms file that was read
     bool nerf_synthetic = false;  // true when the file used camera_angle_x without fl_x
     TransformsDialect dialect = TransformsDialect::kInstantNgp;
     float aabb_scale = 1.0f;

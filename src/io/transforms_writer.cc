@@ -14,9 +14,9 @@ using nlohmann::json;
 namespace {
 
 bool same_camera(const CameraIntrinsics& a, const CameraIntrinsics& b) {
-    return a.width == b.width && a.height == b.height && a.fl_x == b.fl_x && a.fl_y == b.fl_y && a.cx == b.cx &&
-           a.cy == b.cy && a.fisheye == b.fisheye && a.k1 == b.k1 && a.k2 == b.k2 && a.k3 == b.k3 &&
-           a.k4 == b.k4 && a.p1 == b.p1 && a.p2 == b.p2;
+    return a.width == b.width && a.height == b.height && a.fl_x == b.fl_x && a.fl_y == b.fl_y &&
+           a.cx == b.cx && a.cy == b.cy && a.fisheye == b.fisheye && a.k1 == b.k1 && a.k2 == b.k2 &&
+           a.k3 == b.k3 && a.k4 == b.k4 && a.p1 == b.p1 && a.p2 == b.p2;
 }
 
 void put_intrinsics(json& j, const CameraIntrinsics& c) {
@@ -59,21 +59,25 @@ json transforms_to_json(const Dataset& ds, const std::string& json_folder) {
     if (ds.applied_transform) {
         json m = json::array();
         for (int r = 0; r < 4; ++r)
-            m.push_back({(*ds.applied_transform)[size_t(r * 4)], (*ds.applied_transform)[size_t(r * 4 + 1)],
-                         (*ds.applied_transform)[size_t(r * 4 + 2)], (*ds.applied_transform)[size_t(r * 4 + 3)]});
+            m.push_back({(*ds.applied_transform)[size_t(r * 4)],
+                         (*ds.applied_transform)[size_t(r * 4 + 1)],
+                         (*ds.applied_transform)[size_t(r * 4 + 2)],
+                         (*ds.applied_transform)[size_t(r * 4 + 3)]});
         root["applied_transform"] = m;
     }
     json frames = json::array();
     const fs::path base = fs::absolute(json_folder).lexically_normal();
     for (const Frame& f : ds.frames) {
         json jf = json::object();
-        jf["file_path"] = fs::absolute(f.image_path).lexically_normal().lexically_relative(base).generic_string();
+        jf["file_path"] =
+            fs::absolute(f.image_path).lexically_normal().lexically_relative(base).generic_string();
         if (f.sharpness > 0) jf["sharpness"] = f.sharpness;
         if (!shared) put_intrinsics(jf, f.camera);
         json m = json::array();
         for (int r = 0; r < 4; ++r)
             m.push_back({f.camera_to_world[size_t(r * 4)], f.camera_to_world[size_t(r * 4 + 1)],
-                         f.camera_to_world[size_t(r * 4 + 2)], f.camera_to_world[size_t(r * 4 + 3)]});
+                         f.camera_to_world[size_t(r * 4 + 2)],
+                         f.camera_to_world[size_t(r * 4 + 3)]});
         jf["transform_matrix"] = m;
         frames.push_back(jf);
     }

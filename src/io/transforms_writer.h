@@ -1,9 +1,8 @@
 // Writes a Dataset as an instant-ngp `transforms.json`, the format `load_transforms` reads.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "io/transforms.h"
 
@@ -16,6 +15,7 @@ namespace radiant {
 nlohmann::json transforms_to_json(const Dataset& dataset, const std::string& json_folder);
 
 // The same, with `extra` merged into the top level, written atomically to `path`.
-void save_transforms(const std::string& path, const Dataset& dataset, const nlohmann::json& extra = {});
+void save_transforms(const std::string& path, const Dataset& dataset,
+                     const nlohmann::json& extra = {});
 
 }  // namespace radiant

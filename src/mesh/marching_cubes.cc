@@ -9,14 +9,24 @@ namespace radiant {
 
 // Corner c sits at (c & 1, c >> 1 & 1, c >> 2). Edges 0-3 run along x, 4-7 along y, 8-11
 // along z; each pair starts at the corner with the lower coordinate.
-const std::array<std::array<int, 2>, 12> kCubeEdgeCorners = {{{0, 1}, {2, 3}, {4, 5}, {6, 7},
-                                                              {0, 2}, {1, 3}, {4, 6}, {5, 7},
-                                                              {0, 4}, {1, 5}, {2, 6}, {3, 7}}};
+const std::array<std::array<int, 2>, 12> kCubeEdgeCorners = {{{0, 1},
+                                                              {2, 3},
+                                                              {4, 5},
+                                                              {6, 7},
+                                                              {0, 2},
+                                                              {1, 3},
+                                                              {4, 6},
+                                                              {5, 7},
+                                                              {0, 4},
+                                                              {1, 5},
+                                                              {2, 6},
+                                                              {3, 7}}};
 
 namespace {
 
 // Each face's corners, counter-clockwise seen from outside the cube: -x, +x, -y, +y, -z, +z.
-constexpr int kFaces[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+constexpr int kFaces[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4},
+                              {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
 
 int edge_between(int a, int b) {
     for (int e = 0; e < 12; ++e)
@@ -29,7 +39,9 @@ int edge_between(int a, int b) {
 
 bool on_common_face(int e1, int e2) {
     for (const auto& face : kFaces) {
-        auto has = [&](int c) { return c == face[0] || c == face[1] || c == face[2] || c == face[3]; };
+        auto has = [&](int c) {
+            return c == face[0] || c == face[1] || c == face[2] || c == face[3];
+        };
         if (has(kCubeEdgeCorners[size_t(e1)][0]) && has(kCubeEdgeCorners[size_t(e1)][1]) &&
             has(kCubeEdgeCorners[size_t(e2)][0]) && has(kCubeEdgeCorners[size_t(e2)][1]))
             return true;
@@ -83,15 +95,18 @@ std::array<CaseTable, 256> build_table() {
             int apex = -1;
             for (size_t a = 0; a < n && apex < 0; ++a) {
                 bool ok = true;
-                for (size_t k = 2; k + 1 < n && ok; ++k) ok = !on_common_face(loop[a], loop[(a + k) % n]);
+                for (size_t k = 2; k + 1 < n && ok; ++k)
+                    ok = !on_common_face(loop[a], loop[(a + k) % n]);
                 if (ok) apex = int(a);
             }
             if (apex >= 0) {
                 for (size_t k = 1; k + 1 < n; ++k)
-                    t.triangles.push_back({loop[size_t(apex)], loop[(size_t(apex) + k) % n], loop[(size_t(apex) + k + 1) % n]});
+                    t.triangles.push_back({loop[size_t(apex)], loop[(size_t(apex) + k) % n],
+                                           loop[(size_t(apex) + k + 1) % n]});
             } else {
                 const uint8_t centre = uint8_t(12 + t.centred_loops.size());
-                for (size_t k = 0; k < n; ++k) t.triangles.push_back({centre, loop[k], loop[(k + 1) % n]});
+                for (size_t k = 0; k < n; ++k)
+                    t.triangles.push_back({centre, loop[k], loop[(k + 1) % n]});
                 t.centred_loops.push_back(loop);
             }
         }
@@ -126,7 +141,8 @@ const std::vector<std::array<uint8_t, 3>>& marching_cubes_case(int inside_mask) 
 }
 
 Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int, 3>>& seed_points,
-                        const ValueFn& values, const IsoSurfaceOptions& o, ThreadPool& pool, IsoSurfaceStats* stats) {
+                        const ValueFn& values, const IsoSurfaceOptions& o, ThreadPool& pool,
+                        IsoSurfaceStats* stats) {
     const int B = o.block;
     RD_CHECK(B >= 2);
     for (int a = 0; a < 3; ++a) RD_CHECK(lattice.vertices[size_t(a)] >= 2);
@@ -138,7 +154,9 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
         nb[size_t(a)] = (P[size_t(a)] + B - 1) / B;  // blocks covering every padded vertex
     }
     const size_t n_blocks = size_t(nb[0]) * size_t(nb[1]) * size_t(nb[2]);
-    auto block_index = [&](int x, int y, int z) { return (size_t(z) * size_t(nb[1]) + size_t(y)) * size_t(nb[0]) + size_t(x); };
+    auto block_index = [&](int x, int y, int z) {
+        return (size_t(z) * size_t(nb[1]) + size_t(y)) * size_t(nb[0]) + size_t(x);
+    };
     const float outside = o.threshold - 1.0f;
     const size_t block_values = size_t(B) * size_t(B) * size_t(B);
 
@@ -150,7 +168,8 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
     auto value_at = [&](int px, int py, int pz) -> float {
         const int32_t s = slot[block_index(px / B, py / B, pz / B)];
         RD_DCHECK(s >= 0);
-        return storage[size_t(s)][(size_t(pz % B) * size_t(B) + size_t(py % B)) * size_t(B) + size_t(px % B)];
+        return storage[size_t(s)]
+                      [(size_t(pz % B) * size_t(B) + size_t(py % B)) * size_t(B) + size_t(px % B)];
     };
 
     auto evaluate = [&](const std::vector<std::array<int, 3>>& blocks) {
@@ -172,10 +191,12 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
                     for (int x = 0; x < B; ++x) {
                         const int q[3] = {b[0] * B + x, b[1] * B + y, b[2] * B + z};
                         bool real = true;
-                        for (int a = 0; a < 3; ++a) real = real && q[a] >= 1 && q[a] <= lattice.vertices[size_t(a)];
+                        for (int a = 0; a < 3; ++a)
+                            real = real && q[a] >= 1 && q[a] <= lattice.vertices[size_t(a)];
                         if (!real) continue;
                         for (int a = 0; a < 3; ++a)
-                            p.push_back(float(lattice.origin[size_t(a)] + double(q[a] - 1) * lattice.spacing));
+                            p.push_back(float(lattice.origin[size_t(a)] +
+                                              double(q[a] - 1) * lattice.spacing));
                         w.push_back((size_t(z) * size_t(B) + size_t(y)) * size_t(B) + size_t(x));
                     }
             if (w.empty()) return;
@@ -197,7 +218,8 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
             for (int ly = 0; ly < B; ++ly)
                 for (int lx = 0; lx < B; ++lx) {
                     const int c[3] = {b[0] * B + lx, b[1] * B + ly, b[2] * B + lz};
-                    if (c[0] > P[0] - 2 || c[1] > P[1] - 2 || c[2] > P[2] - 2) continue;  // no cell there
+                    if (c[0] > P[0] - 2 || c[1] > P[1] - 2 || c[2] > P[2] - 2)
+                        continue;  // no cell there
                     float v[8];
                     int mask = 0;
                     for (int k = 0; k < 8; ++k) {
@@ -206,30 +228,39 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
                     }
                     if (mask == 0 || mask == 255) continue;
                     const CaseTable& ct = tab[size_t(mask)];
-                    const uint64_t cell = (uint64_t(c[2]) * uint64_t(P[1]) + uint64_t(c[1])) * uint64_t(P[0]) + uint64_t(c[0]);
+                    const uint64_t cell =
+                        (uint64_t(c[2]) * uint64_t(P[1]) + uint64_t(c[1])) * uint64_t(P[0]) +
+                        uint64_t(c[0]);
                     auto edge_key = [&](int e) {
                         const int a = kCubeEdgeCorners[size_t(e)][0];
-                        const uint64_t base = (uint64_t(c[2] + (a >> 2)) * uint64_t(P[1]) + uint64_t(c[1] + (a >> 1 & 1))) *
-                                                  uint64_t(P[0]) + uint64_t(c[0] + (a & 1));
+                        const uint64_t base = (uint64_t(c[2] + (a >> 2)) * uint64_t(P[1]) +
+                                               uint64_t(c[1] + (a >> 1 & 1))) *
+                                                  uint64_t(P[0]) +
+                                              uint64_t(c[0] + (a & 1));
                         return base * 3 + uint64_t(e / 4);
                     };
                     // Crossing point of edge e: linear in the values, kept off the corners so that
                     // no triangle collapses to a point.
                     auto edge_point = [&](int e, float* out) {
-                        const int a = kCubeEdgeCorners[size_t(e)][0], bb = kCubeEdgeCorners[size_t(e)][1], axis = e / 4;
+                        const int a = kCubeEdgeCorners[size_t(e)][0],
+                                  bb = kCubeEdgeCorners[size_t(e)][1], axis = e / 4;
                         const int ca[3] = {c[0] + (a & 1), c[1] + (a >> 1 & 1), c[2] + (a >> 2)};
-                        float t = std::clamp((o.threshold - v[a]) / (v[bb] - v[a]), 1e-4f, 1.0f - 1e-4f);
+                        float t =
+                            std::clamp((o.threshold - v[a]) / (v[bb] - v[a]), 1e-4f, 1.0f - 1e-4f);
                         // A cap against the outside border lies on the lattice's box.
                         if (ca[axis] == 0) t = 1.0f - 1e-4f;
                         if (ca[axis] + 1 == P[size_t(axis)] - 1) t = 1e-4f;
                         for (int k = 0; k < 3; ++k)
-                            out[k] = float(lattice.origin[size_t(k)] + (double(ca[k] - 1) + (k == axis ? double(t) : 0.0)) * lattice.spacing);
+                            out[k] = float(lattice.origin[size_t(k)] +
+                                           (double(ca[k] - 1) + (k == axis ? double(t) : 0.0)) *
+                                               lattice.spacing);
                     };
                     // Each crossed lattice edge is written once, by the cell it leaves from corner
                     // 0 (edges 0, 4, 8): the four cells around a crossed edge are all crossed, so
                     // that cell is always triangulated too.
                     for (int e : {0, 4, 8}) {
-                        const int a = kCubeEdgeCorners[size_t(e)][0], bb = kCubeEdgeCorners[size_t(e)][1];
+                        const int a = kCubeEdgeCorners[size_t(e)][0],
+                                  bb = kCubeEdgeCorners[size_t(e)][1];
                         if (((mask >> a) & 1) == ((mask >> bb) & 1)) continue;
                         Crossing x;
                         x.key = edge_key(e);
@@ -238,8 +269,10 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
                     }
                     for (const auto& tri : ct.triangles)
                         for (uint8_t e : tri)
-                            out.triangle_edges.push_back(e >= 12 ? kCentreKey | (cell * 4 + uint64_t(e - 12)) : edge_key(e));
-                    for (size_t l = 0; l < ct.centred_loops.size(); ++l) {  // a loop's centre: this cell's own vertex
+                            out.triangle_edges.push_back(
+                                e >= 12 ? kCentreKey | (cell * 4 + uint64_t(e - 12)) : edge_key(e));
+                    for (size_t l = 0; l < ct.centred_loops.size();
+                         ++l) {  // a loop's centre: this cell's own vertex
                         Crossing x;
                         x.key = kCentreKey | (cell * 4 + l);
                         float sum[3] = {0, 0, 0}, p[3];
@@ -247,7 +280,8 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
                             edge_point(e, p);
                             for (int k = 0; k < 3; ++k) sum[k] += p[k];
                         }
-                        for (int k = 0; k < 3; ++k) x.pos[k] = sum[k] / float(ct.centred_loops[l].size());
+                        for (int k = 0; k < 3; ++k)
+                            x.pos[k] = sum[k] / float(ct.centred_loops[l].size());
                         out.crossings.push_back(x);
                     }
                     // The surface leaves through a mixed face on the block's border: the cell
@@ -277,7 +311,8 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
                 std::array<int, 3> b;
                 bool ok = true;
                 for (int a = 0; a < 3; ++a) {
-                    const int p = std::clamp(s[size_t(a)], 0, lattice.vertices[size_t(a)] - 1) + 1 - ((d >> a) & 1);
+                    const int p = std::clamp(s[size_t(a)], 0, lattice.vertices[size_t(a)] - 1) + 1 -
+                                  ((d >> a) & 1);
                     b[size_t(a)] = p / B;
                     ok = ok && p >= 0;
                 }
@@ -300,15 +335,19 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
         evaluate(need);
         const size_t first = outputs.size();
         outputs.resize(first + wave.size());
-        pool.parallel_for(wave.size(), [&](size_t i, int) { triangulate(wave[i], outputs[first + i]); });
+        pool.parallel_for(wave.size(),
+                          [&](size_t i, int) { triangulate(wave[i], outputs[first + i]); });
         for (const auto& b : wave) processed[block_index(b[0], b[1], b[2])] = 1;
         st.blocks_triangulated += wave.size();
         std::vector<std::array<int, 3>> next;
         for (size_t i = first; i < outputs.size(); ++i) {
             for (const auto& q : outputs[i].activate) {
-                if (q[0] < 0 || q[1] < 0 || q[2] < 0 || q[0] >= nb[0] || q[1] >= nb[1] || q[2] >= nb[2]) continue;
+                if (q[0] < 0 || q[1] < 0 || q[2] < 0 || q[0] >= nb[0] || q[1] >= nb[1] ||
+                    q[2] >= nb[2])
+                    continue;
                 const size_t k = block_index(q[0], q[1], q[2]);
-                if (!processed[k]) processed[k] = 2, next.push_back(q);  // 2: queued for the next wave
+                if (!processed[k])
+                    processed[k] = 2, next.push_back(q);  // 2: queued for the next wave
             }
             outputs[i].activate.clear();
         }
@@ -327,18 +366,21 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
         std::vector<uint32_t> vertex_queue;  // slot * B^3 + local index
         std::vector<uint32_t> block_queue;   // block index (never evaluated)
         auto block_coords = [&](size_t bi) {
-            return std::array<int, 3>{int(bi % size_t(nb[0])), int(bi / size_t(nb[0]) % size_t(nb[1])),
+            return std::array<int, 3>{int(bi % size_t(nb[0])),
+                                      int(bi / size_t(nb[0]) % size_t(nb[1])),
                                       int(bi / (size_t(nb[0]) * size_t(nb[1])))};
         };
         auto visit_vertex = [&](int px, int py, int pz) {
-            if (px < 0 || py < 0 || pz < 0 || px >= nb[0] * B || py >= nb[1] * B || pz >= nb[2] * B) return;
+            if (px < 0 || py < 0 || pz < 0 || px >= nb[0] * B || py >= nb[1] * B || pz >= nb[2] * B)
+                return;
             const size_t bi = block_index(px / B, py / B, pz / B);
             const int32_t sl = slot[bi];
             if (sl < 0) {
                 if (!block_reached[bi]) block_reached[bi] = 1, block_queue.push_back(uint32_t(bi));
                 return;
             }
-            const size_t local = (size_t(pz % B) * size_t(B) + size_t(py % B)) * size_t(B) + size_t(px % B);
+            const size_t local =
+                (size_t(pz % B) * size_t(B) + size_t(py % B)) * size_t(B) + size_t(px % B);
             if (reached[size_t(sl)][local] || storage[size_t(sl)][local] > o.threshold) return;
             reached[size_t(sl)][local] = 1;
             vertex_queue.push_back(uint32_t(size_t(sl) * BB + local));
@@ -347,7 +389,8 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
         for (int z = 0; z < P[2]; ++z)
             for (int y = 0; y < P[1]; ++y)
                 for (int x = 0; x < P[0]; ++x)
-                    if (x == 0 || y == 0 || z == 0 || x == P[0] - 1 || y == P[1] - 1 || z == P[2] - 1) {
+                    if (x == 0 || y == 0 || z == 0 || x == P[0] - 1 || y == P[1] - 1 ||
+                        z == P[2] - 1) {
                         visit_vertex(x, y, z);
                     } else if (x == 1 && y > 0 && z > 0 && y < P[1] - 1 && z < P[2] - 1) {
                         x = P[0] - 2;  // skip the interior of this row
@@ -361,7 +404,8 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
                 vertex_queue.pop_back();
                 const auto& b = slot_block[id / BB];
                 const size_t local = id % BB;
-                const int px = b[0] * B + int(local % size_t(B)), py = b[1] * B + int(local / size_t(B) % size_t(B)),
+                const int px = b[0] * B + int(local % size_t(B)),
+                          py = b[1] * B + int(local / size_t(B) % size_t(B)),
                           pz = b[2] * B + int(local / (size_t(B) * size_t(B)));
                 visit_vertex(px - 1, py, pz), visit_vertex(px + 1, py, pz);
                 visit_vertex(px, py - 1, pz), visit_vertex(px, py + 1, pz);
@@ -377,7 +421,8 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
                         for (int i = 0; i < B; ++i)
                             for (int j = 0; j < B; ++j) {
                                 int q[3];
-                                q[axis] = side ? (b[size_t(axis)] + 1) * B : b[size_t(axis)] * B - 1;
+                                q[axis] =
+                                    side ? (b[size_t(axis)] + 1) * B : b[size_t(axis)] * B - 1;
                                 q[u] = b[size_t(u)] * B + i;
                                 q[w] = b[size_t(w)] * B + j;
                                 visit_vertex(q[0], q[1], q[2]);
@@ -396,7 +441,8 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
             for (size_t bi = 0; bi < n_blocks; ++bi)
                 if (processed[bi] == 1) again.push_back(block_coords(bi));
             outputs.assign(again.size(), BlockOutput{});
-            pool.parallel_for(again.size(), [&](size_t i, int) { triangulate(again[i], outputs[i]); });
+            pool.parallel_for(again.size(),
+                              [&](size_t i, int) { triangulate(again[i], outputs[i]); });
         }
     }
 
@@ -411,16 +457,20 @@ Mesh extract_isosurface(const Lattice& lattice, const std::vector<std::array<int
         std::vector<Crossing>().swap(out.crossings);
         tris += out.triangle_edges.size();
     }
-    std::sort(all.begin(), all.end(), [](const Crossing& a, const Crossing& b) { return a.key < b.key; });
-    RD_DCHECK(std::adjacent_find(all.begin(), all.end(), [](const Crossing& a, const Crossing& b) { return a.key == b.key; }) ==
-              all.end());
+    std::sort(all.begin(), all.end(),
+              [](const Crossing& a, const Crossing& b) { return a.key < b.key; });
+    RD_DCHECK(std::adjacent_find(all.begin(), all.end(), [](const Crossing& a, const Crossing& b) {
+                  return a.key == b.key;
+              }) == all.end());
     Mesh mesh;
     mesh.positions.reserve(3 * all.size());
     for (const auto& x : all) mesh.positions.insert(mesh.positions.end(), x.pos, x.pos + 3);
     mesh.indices.reserve(tris);
     for (auto& out : outputs) {
         for (uint64_t key : out.triangle_edges) {
-            const auto it = std::lower_bound(all.begin(), all.end(), key, [](const Crossing& a, uint64_t k) { return a.key < k; });
+            const auto it =
+                std::lower_bound(all.begin(), all.end(), key,
+                                 [](const Crossing& a, uint64_t k) { return a.key < k; });
             RD_DCHECK(it != all.end() && it->key == key);
             mesh.indices.push_back(uint32_t(it - all.begin()));
         }

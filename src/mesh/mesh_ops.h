@@ -20,7 +20,8 @@ size_t remove_small_components(Mesh& mesh, double min_fraction);
 // Connected components of which fewer than `min_visible_fraction` of the triangles are
 // flagged visible (cavity walls inside solid objects, never seen by a camera) are removed.
 // Returns the number of components removed.
-size_t remove_hidden_components(Mesh& mesh, const std::vector<uint8_t>& visible, double min_visible_fraction);
+size_t remove_hidden_components(Mesh& mesh, const std::vector<uint8_t>& visible,
+                                double min_visible_fraction);
 
 // Simplifies to about `target_triangles` (meshoptimizer's edge collapse, which keeps the
 // attribute-free topology and the border); no-op when the mesh is smaller already.

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "core/thread_pool.h"
-
 #include "io/image.h"
 #include "io/mesh.h"
 #include "io/transforms.h"
@@ -20,8 +19,8 @@ struct MeshRender {
 };
 
 // Triangles with a corner behind the camera's near plane (0.01 world units) are skipped.
-MeshRender rasterize_mesh(const Mesh& mesh, const CameraIntrinsics& camera, const std::array<float, 16>& camera_to_world,
-                          const float background[3]);
+MeshRender rasterize_mesh(const Mesh& mesh, const CameraIntrinsics& camera,
+                          const std::array<float, 16>& camera_to_world, const float background[3]);
 
 struct RasterCamera {
     CameraIntrinsics camera;
@@ -29,6 +28,7 @@ struct RasterCamera {
 };
 
 // Which triangles some camera sees (nearest at some pixel centre): 1 per visible triangle.
-std::vector<uint8_t> visible_triangles(const Mesh& mesh, const std::vector<RasterCamera>& cameras, ThreadPool& pool);
+std::vector<uint8_t> visible_triangles(const Mesh& mesh, const std::vector<RasterCamera>& cameras,
+                                       ThreadPool& pool);
 
 }  // namespace radiant

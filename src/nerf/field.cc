@@ -51,11 +51,15 @@ void FieldConfig::set_encoding(int levels, int features) {
     RD_CHECK(levels >= 2 && (levels * features) % 16 == 0);
     grid.n_levels = levels;
     grid.n_features_per_level = features;
-    grid.per_level_scale = HashGridConfig::scale_for_finest(grid.base_resolution, levels, 2048.0f * aabb_scale);
+    grid.per_level_scale =
+        HashGridConfig::scale_for_finest(grid.base_resolution, levels, 2048.0f * aabb_scale);
 }
 
 NerfField::NerfField(const FieldConfig& c, KernelImpl impl)
-    : m_config(c), m_grid(c.grid, impl), m_density(density_config(c), impl), m_color(color_config(c), impl) {
+    : m_config(c),
+      m_grid(c.grid, impl),
+      m_density(density_config(c), impl),
+      m_color(color_config(c), impl) {
     RD_CHECK(c.grid.n_dims == 3 && c.geometry_features == 16);
     m_density_offset = m_grid.n_params();
     m_color_offset = m_density_offset + m_density.n_params();
@@ -86,8 +90,8 @@ NerfField::Workspace NerfField::make_workspace(size_t max_tile) const {
     return ws;
 }
 
-void NerfField::density(const float* params, const float* packed, const float* positions,
-                        size_t n, Workspace& ws, float* sigma, float* geometry) const {
+void NerfField::density(const float* params, const float* packed, const float* positions, size_t n,
+                        Workspace& ws, float* sigma, float* geometry) const {
     map_positions(positions, n, ws.enc_pos.data());
     m_grid.forward(params, ws.enc_pos.data(), n, ws.enc.data(), m_grid.n_output_dims());
     density_mlp(packed, n, ws, sigma, geometry);
@@ -99,13 +103,15 @@ void NerfField::density_encoded(const float* packed, const float* enc, size_t en
     density_mlp(packed, n, ws, sigma, geometry);
 }
 
-void NerfField::gather_encoding(const float* enc, size_t enc_stride, size_t n, Workspace& ws) const {
+void NerfField::gather_encoding(const float* enc, size_t enc_stride, size_t n,
+                                Workspace& ws) const {
     const size_t E = size_t(m_grid.n_output_dims());
     for (size_t k = 0; k < E; ++k)
         for (size_t i = 0; i < n; ++i) ws.enc[i * E + k] = enc[k * enc_stride + i];
 }
 
-void NerfField::density_mlp(const float* packed, size_t n, Workspace& ws, float* sigma, float* geometry) const {
+void NerfField::density_mlp(const float* packed, size_t n, Workspace& ws, float* sigma,
+                            float* geometry) const {
     const int enc_dims = m_grid.n_output_dims();
     const float* h = m_density.forward(packed, ws.enc.data(), enc_dims, n, ws.density);
     const size_t hs = m_density.output_stride(), G = m_config.geometry_features;
@@ -117,9 +123,11 @@ void NerfField::density_mlp(const float* packed, size_t n, Workspace& ws, float*
 void NerfField::color(const float* packed, const float* geometry, const float* directions, size_t n,
                       Workspace& ws, float* rgb) const {
     const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
-    for (size_t i = 0; i < n; ++i) std::memcpy(&ws.color_in[i * cin], &geometry[i * G], sizeof(float) * G);
+    for (size_t i = 0; i < n; ++i)
+        std::memcpy(&ws.color_in[i * cin], &geometry[i * G], sizeof(float) * G);
     sh_encode(directions, n, ws.color_in.data() + G, cin);
-    const float* c = m_color.forward(packed + m_density.packed_size(), ws.color_in.data(), cin, n, ws.color);
+    const float* c =
+        m_color.forward(packed + m_density.packed_size(), ws.color_in.data(), cin, n, ws.color);
     const size_t cs = m_color.output_stride();
     for (size_t i = 0; i < n; ++i)
         for (int k = 0; k < 3; ++k) rgb[3 * i + k] = c[i * cs + k];
@@ -136,9 +144,9 @@ void NerfField::forward(const float* params, const float* packed, const float* p
     forward_color(packed, n, ws, rgb);
 }
 
-void NerfField::forward_encoded(const float* packed, const float* enc, size_t enc_stride, const float* view,
-                                const uint32_t* sample_ray, size_t n, Workspace& ws, float* sigma,
-                                float* rgb) const {
+void NerfField::forward_encoded(const float* packed, const float* enc, size_t enc_stride,
+                                const float* view, const uint32_t* sample_ray, size_t n,
+                                Workspace& ws, float* sigma, float* rgb) const {
     gather_encoding(enc, enc_stride, n, ws);
     forward_density(packed, n, ws, sigma);
     const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
@@ -165,7 +173,8 @@ void NerfField::forward_density(const float* packed, size_t n, Workspace& ws, fl
 
 void NerfField::forward_color(const float* packed, size_t n, Workspace& ws, float* rgb) const {
     const size_t cin = m_config.geometry_features + kShCoefficients;
-    const float* c = m_color.forward(packed + m_density.packed_size(), ws.color_in.data(), cin, n, ws.color);
+    const float* c =
+        m_color.forward(packed + m_density.packed_size(), ws.color_in.data(), cin, n, ws.color);
     const size_t cs = m_color.output_stride();
     for (size_t i = 0; i < n; ++i)
         for (int k = 0; k < 3; ++k) rgb[3 * i + k] = c[i * cs + k];
@@ -178,7 +187,8 @@ void NerfField::backward(const float* params, const float* packed, const float* 
     const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
     const float* color_packed = packed + m_density.packed_size();
     m_color.backward(params + m_color_offset, color_packed, ws.color_in.data(), cin, n, d_rgb, 3,
-                     ws.color, mlp_grad + (m_color_offset - m_density_offset), ws.d_color_in.data());
+                     ws.color, mlp_grad + (m_color_offset - m_density_offset),
+                     ws.d_color_in.data());
     // dL/d(density MLP outputs): the colour MLP's input gradient, plus the density path on
     // output 0 (d exp(x)/dx = exp(x), clamped like the forward).
     for (size_t i = 0; i < n; ++i) {

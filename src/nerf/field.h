@@ -39,7 +39,7 @@ struct FieldConfig {
 };
 
 class NerfField {
-public:
+  public:
     explicit NerfField(const FieldConfig& config, KernelImpl impl = KernelImpl::kSimd);
 
     const FieldConfig& config() const { return m_config; }
@@ -71,8 +71,9 @@ public:
     // run of samples): enc is feature-major, enc[k * enc_stride + i] for the tile's i < n; and
     // from view directions encoded beforehand, once per ray (encode_directions): sample i's is
     // row sample_ray[i] of view [rays][view_dims()]. backward() then follows as after forward().
-    void forward_encoded(const float* packed, const float* enc, size_t enc_stride, const float* view,
-                         const uint32_t* sample_ray, size_t n, Workspace& ws, float* sigma, float* rgb) const;
+    void forward_encoded(const float* packed, const float* enc, size_t enc_stride,
+                         const float* view, const uint32_t* sample_ray, size_t n, Workspace& ws,
+                         float* sigma, float* rgb) const;
     // The colour MLP's view-direction inputs of n unit directions [n][3]: out [n][view_dims()].
     void encode_directions(const float* directions, size_t n, float* out) const;
     static constexpr size_t view_dims() { return kShCoefficients; }
@@ -81,8 +82,8 @@ public:
     void density(const float* params, const float* packed, const float* positions, size_t n,
                  Workspace& ws, float* sigma, float* geometry = nullptr) const;
     // density() from an encoding computed beforehand, laid out as for forward_encoded().
-    void density_encoded(const float* packed, const float* enc, size_t enc_stride, size_t n, Workspace& ws,
-                         float* sigma, float* geometry = nullptr) const;
+    void density_encoded(const float* packed, const float* enc, size_t enc_stride, size_t n,
+                         Workspace& ws, float* sigma, float* geometry = nullptr) const;
     // The colour of n <= max_tile samples from their geometry features (density()) and view
     // directions: forward() split in two, so a renderer skips the colour MLP where the
     // compositing weight is negligible. Same values as forward().
@@ -93,18 +94,20 @@ public:
     // weight) and writes dL/d(encoding) row-major [n][L*F] to d_enc; the caller scatters
     // d_enc into the hash tables per level (HashGrid::backward).
     void backward(const float* params, const float* packed, const float* d_sigma,
-                  const float* d_rgb, size_t n, Workspace& ws, float* mlp_grad,
-                  float* d_enc) const;
+                  const float* d_rgb, size_t n, Workspace& ws, float* mlp_grad, float* d_enc) const;
 
     // Positions as the encoding sees them ([0, 1]^3 over the scene box).
     EncodingFrame encoding_frame() const { return {m_config.aabb_scale}; }
-    void map_positions(const float* positions, size_t n, float* out) const { encoding_frame().map(positions, n, out); }
+    void map_positions(const float* positions, size_t n, float* out) const {
+        encoding_frame().map(positions, n, out);
+    }
 
-private:
+  private:
     // Row-major ws.enc from a feature-major encoding.
     void gather_encoding(const float* enc, size_t enc_stride, size_t n, Workspace& ws) const;
     // The density MLP of density(), from the encoding in ws.enc.
-    void density_mlp(const float* packed, size_t n, Workspace& ws, float* sigma, float* geometry) const;
+    void density_mlp(const float* packed, size_t n, Workspace& ws, float* sigma,
+                     float* geometry) const;
     // The density MLP of forward(), from the encoding in ws.enc, into sigma and the colour
     // MLP's input; then the colour MLP once the view encodings are in place.
     void forward_density(const float* packed, size_t n, Workspace& ws, float* sigma) const;

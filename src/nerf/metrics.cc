@@ -15,7 +15,8 @@ ImageF view_on_background(const ImageSet& set, size_t view, const float backgrou
         for (int x = 0; x < im.width; ++x) {
             const uint8_t* p = set.pixel(view, x, y);
             const float a = p[3] / 255.0f;
-            for (int k = 0; k < 3; ++k) out.at(x, y, k) = p[k] / 255.0f + (1.0f - a) * background[k];
+            for (int k = 0; k < 3; ++k)
+                out.at(x, y, k) = p[k] / 255.0f + (1.0f - a) * background[k];
         }
     return out;
 }
@@ -42,14 +43,17 @@ double ssim(const ImageF& a, const ImageF& b, ThreadPool* pool) {
     constexpr double kSigma = 1.5, C1 = 0.01 * 0.01, C2 = 0.03 * 0.03;
     if (a.width < kSize || a.height < kSize) return psnr(a, b) >= 99.0 ? 1.0 : 0.0;
     double kernel[kSize], sum = 0;
-    for (int i = 0; i < kSize; ++i) sum += kernel[i] = std::exp(-0.5 * std::pow((i - kSize / 2) / kSigma, 2));
+    for (int i = 0; i < kSize; ++i)
+        sum += kernel[i] = std::exp(-0.5 * std::pow((i - kSize / 2) / kSigma, 2));
     for (double& v : kernel) v /= sum;
     const int w = a.width, h = a.height, ow = w - kSize + 1, oh = h - kSize + 1;
     // Rows are independent in each pass, so both run over the pool; the per-row sums are added
     // in row order afterwards, which keeps the result the same for any thread count.
     auto for_rows = [&](int n, const auto& f) {
-        if (pool) pool->parallel_for(size_t(n), [&](size_t y, int) { f(int(y)); });
-        else for (int y = 0; y < n; ++y) f(y);
+        if (pool)
+            pool->parallel_for(size_t(n), [&](size_t y, int) { f(int(y)); });
+        else
+            for (int y = 0; y < n; ++y) f(y);
     };
     // Horizontal pass: for every input row the five window sums (x, y, xx, yy, xy) of each
     // valid column, interleaved per pixel.
@@ -64,7 +68,8 @@ double ssim(const ImageF& a, const ImageF& b, ThreadPool* pool) {
                 double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
                 for (int i = 0; i < kSize; ++i) {
                     const double vx = pa[3 * (x + i)], vy = pb[3 * (x + i)], k = kernel[i];
-                    sx += k * vx, sy += k * vy, sxx += k * (vx * vx), syy += k * (vy * vy), sxy += k * (vx * vy);
+                    sx += k * vx, sy += k * vy, sxx += k * (vx * vx), syy += k * (vy * vy),
+                        sxy += k * (vx * vy);
                 }
                 double* o = out + 5 * x;
                 o[0] = sx, o[1] = sy, o[2] = sxx, o[3] = syy, o[4] = sxy;
@@ -81,7 +86,8 @@ double ssim(const ImageF& a, const ImageF& b, ThreadPool* pool) {
                 }
                 const double mx = m[0], my = m[1];
                 const double vx = m[2] - mx * mx, vy = m[3] - my * my, cxy = m[4] - mx * my;
-                s += ((2 * mx * my + C1) * (2 * cxy + C2)) / ((mx * mx + my * my + C1) * (vx + vy + C2));
+                s += ((2 * mx * my + C1) * (2 * cxy + C2)) /
+                     ((mx * mx + my * my + C1) * (vx + vy + C2));
             }
             row_sum[size_t(y)] = s;
         });

@@ -19,7 +19,8 @@ NerfModelConfig NerfModelConfig::for_scene(float aabb_scale, const SceneTransfor
 }
 
 NerfModelConfig NerfModelConfig::for_dataset(const Dataset& d, int log2_hashmap_size) {
-    return for_scene(d.aabb_scale, {d.scale, {d.offset[0], d.offset[1], d.offset[2]}}, log2_hashmap_size);
+    return for_scene(d.aabb_scale, {d.scale, {d.offset[0], d.offset[1], d.offset[2]}},
+                     log2_hashmap_size);
 }
 
 void NerfModelConfig::match_pixel_footprint(float footprint) {
@@ -27,9 +28,7 @@ void NerfModelConfig::match_pixel_footprint(float footprint) {
 }
 
 NerfModel::NerfModel(const NerfModelConfig& config)
-    : m_config(config),
-      m_field(config.field),
-      m_grid([&] {
+    : m_config(config), m_field(config.field), m_grid([&] {
           OccupancyGridConfig g;
           g.resolution = config.grid_resolution;
           g.n_cascades = OccupancyGridConfig::cascades_for_aabb_scale(config.field.aabb_scale);
@@ -43,8 +42,11 @@ NerfModel::NerfModel(const NerfModelConfig& config)
 }
 
 NerfModel::NerfModel(const NerfModel& other)
-    : m_config(other.m_config), m_field(other.m_field), m_grid(other.m_grid),
-      m_own_params(other.params().begin(), other.params().end()), m_packed(other.m_packed),
+    : m_config(other.m_config),
+      m_field(other.m_field),
+      m_grid(other.m_grid),
+      m_own_params(other.params().begin(), other.params().end()),
+      m_packed(other.m_packed),
       m_params(m_own_params.data()) {}
 
 void NerfModel::copy_state_from(const NerfModel& other) {

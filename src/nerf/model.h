@@ -6,8 +6,8 @@
 
 #include "core/aligned.h"
 #include "io/transforms.h"
-#include "scene/camera.h"
 #include "nerf/field.h"
+#include "scene/camera.h"
 #include "scene/marcher.h"
 #include "scene/occupancy_grid.h"
 
@@ -43,7 +43,7 @@ struct NerfModelConfig {
 };
 
 class NerfModel {
-public:
+  public:
     explicit NerfModel(const NerfModelConfig& config);
 
     const NerfModelConfig& config() const { return m_config; }
@@ -72,7 +72,7 @@ public:
     void place_params(float* storage, bool copy);
     void return_params();
 
-private:
+  private:
     NerfModelConfig m_config;
     NerfField m_field;
     OccupancyGrid m_grid;

@@ -34,8 +34,13 @@ json model_config_to_json(const NerfModelConfig& c) {
           {"color_hidden_layers", f.color_hidden_layers},
           {"aabb_scale", f.aabb_scale},
           {"precision", f.precision == MlpPrecision::kBf16 ? "bf16" : "fp32"}}},
-        {"scene", {{"scale", c.scene.scale}, {"offset", {c.scene.offset.x, c.scene.offset.y, c.scene.offset.z}}}},
-        {"march", {{"min_step", c.march.min_step}, {"cone_angle", c.march.cone_angle}, {"max_samples", c.march.max_samples}}},
+        {"scene",
+         {{"scale", c.scene.scale},
+          {"offset", {c.scene.offset.x, c.scene.offset.y, c.scene.offset.z}}}},
+        {"march",
+         {{"min_step", c.march.min_step},
+          {"cone_angle", c.march.cone_angle},
+          {"max_samples", c.march.max_samples}}},
         {"grid_resolution", c.grid_resolution},
         {"grid_threshold", c.grid_threshold},
         {"grid_threshold_per_cascade", c.grid_threshold_per_cascade},
@@ -48,7 +53,8 @@ NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
     FieldConfig& fc = c.field;
     fc.grid.n_dims = 3;
     fc.grid.n_levels = snapshot_field<int>(f, "levels", path, "model.field");
-    fc.grid.n_features_per_level = snapshot_field<int>(f, "features_per_level", path, "model.field");
+    fc.grid.n_features_per_level =
+        snapshot_field<int>(f, "features_per_level", path, "model.field");
     fc.grid.log2_hashmap_size = snapshot_field<int>(f, "log2_hashmap_size", path, "model.field");
     fc.grid.base_resolution = snapshot_field<int>(f, "base_resolution", path, "model.field");
     fc.grid.per_level_scale = snapshot_field<float>(f, "per_level_scale", path, "model.field");
@@ -64,15 +70,18 @@ NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
     check_range(fc.grid.n_features_per_level == 1 || fc.grid.n_features_per_level == 2 ||
                     fc.grid.n_features_per_level == 4 || fc.grid.n_features_per_level == 8,
                 path, "model.field.features_per_level");
-    check_range((fc.grid.n_levels * fc.grid.n_features_per_level) % 16 == 0, path, "model.field levels x features");
+    check_range((fc.grid.n_levels * fc.grid.n_features_per_level) % 16 == 0, path,
+                "model.field levels x features");
     check_range(fc.grid.log2_hashmap_size >= HashGridConfig::kMinLog2HashmapSize &&
                     fc.grid.log2_hashmap_size <= HashGridConfig::kMaxLog2HashmapSize,
                 path, "model.field.log2_hashmap_size");
-    check_range(fc.grid.base_resolution >= 2 && fc.grid.per_level_scale >= 1.0f && fc.grid.per_level_scale < 4.0f,
+    check_range(fc.grid.base_resolution >= 2 && fc.grid.per_level_scale >= 1.0f &&
+                    fc.grid.per_level_scale < 4.0f,
                 path, "model.field resolution");
     // The finest level's grid scale is a uint32 in the kernels; 2^20 cells a side is far finer
     // than any model (instant-ngp's finest is ~2^15).
-    check_range(double(fc.grid.base_resolution) * std::pow(double(fc.grid.per_level_scale), fc.grid.n_levels - 1) <=
+    check_range(double(fc.grid.base_resolution) *
+                        std::pow(double(fc.grid.per_level_scale), fc.grid.n_levels - 1) <=
                     double(1 << 20),
                 path, "model.field resolution (finest level)");
     for (int w : {fc.density_neurons, fc.color_neurons})
@@ -85,7 +94,8 @@ NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
     const json& s = j.contains("scene") ? j["scene"] : json();
     c.scene.scale = snapshot_field<float>(s, "scale", path, "model.scene");
     const auto offset = snapshot_field<std::vector<float>>(s, "offset", path, "model.scene");
-    check_range(offset.size() == 3 && std::isfinite(c.scene.scale) && c.scene.scale > 0, path, "model.scene");
+    check_range(offset.size() == 3 && std::isfinite(c.scene.scale) && c.scene.scale > 0, path,
+                "model.scene");
     c.scene.offset = {offset[0], offset[1], offset[2]};
     const json& m = j.contains("march") ? j["march"] : json();
     c.march.min_step = snapshot_field<float>(m, "min_step", path, "model.march");
@@ -95,12 +105,14 @@ NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
                     c.march.max_samples <= 65536,
                 path, "model.march");
     c.grid_resolution = snapshot_field<int>(j, "grid_resolution", path, "model");
-    check_range(c.grid_resolution >= 8 && c.grid_resolution <= 512 && c.grid_resolution % 2 == 0, path,
-                "model.grid_resolution");
+    check_range(c.grid_resolution >= 8 && c.grid_resolution <= 512 && c.grid_resolution % 2 == 0,
+                path, "model.grid_resolution");
     if (j.contains("grid_threshold")) {
         c.grid_threshold = snapshot_field<float>(j, "grid_threshold", path, "model");
-        c.grid_threshold_per_cascade = snapshot_field<bool>(j, "grid_threshold_per_cascade", path, "model");
-        check_range(std::isfinite(c.grid_threshold) && c.grid_threshold >= 0, path, "model.grid_threshold");
+        c.grid_threshold_per_cascade =
+            snapshot_field<bool>(j, "grid_threshold_per_cascade", path, "model");
+        check_range(std::isfinite(c.grid_threshold) && c.grid_threshold >= 0, path,
+                    "model.grid_threshold");
     } else {  // written before the threshold was its own field: the rule those models trained with
         c.grid_threshold = 0.01f / c.march.min_step;
         c.grid_threshold_per_cascade = false;
@@ -112,17 +124,23 @@ json views_to_json(const ImageSet& images) {
     json views = json::array();
     for (const StagedImage& im : images.images) {
         const CameraIntrinsics& c = im.camera;
-        views.push_back({{"width", c.width}, {"height", c.height}, {"fl_x", c.fl_x}, {"fl_y", c.fl_y},
-                         {"cx", c.cx}, {"cy", c.cy}, {"camera_to_world", im.camera_to_world}});
+        views.push_back({{"width", c.width},
+                         {"height", c.height},
+                         {"fl_x", c.fl_x},
+                         {"fl_y", c.fl_y},
+                         {"cx", c.cx},
+                         {"cy", c.cy},
+                         {"camera_to_world", im.camera_to_world}});
     }
     return views;
 }
 
-void save_model_snapshot(const std::string& path, const NerfModel& model, const json& views, const json& info,
-                         const SnapshotSection* section) {
+void save_model_snapshot(const std::string& path, const NerfModel& model, const json& views,
+                         const json& info, const SnapshotSection* section) {
     const std::span<const float> params = model.params();
     for (float p : params)
-        if (!std::isfinite(p)) throw Error(path, "refusing to save non-finite parameters (training diverged)");
+        if (!std::isfinite(p))
+            throw Error(path, "refusing to save non-finite parameters (training diverged)");
     json header;
     header["kind"] = kKind;
     header["model"] = model_config_to_json(model.config());
@@ -145,14 +163,16 @@ LoadedModel load_model_snapshot(const std::string& path, std::optional<MlpPrecis
     LoadedModel out{nullptr, SnapshotFile::read(path)};
     const json& h = out.file.header();
     if (!h.contains("kind") || h["kind"] != kKind)
-        throw Error(path, "snapshot does not hold a NeRF model (header kind is not 'radiant-nerf')");
+        throw Error(path,
+                    "snapshot does not hold a NeRF model (header kind is not 'radiant-nerf')");
     if (!h.contains("model")) throw Error(path, "snapshot header has no 'model'");
     NerfModelConfig config = model_config_from_json(h["model"], path);
     if (precision) config.field.precision = *precision;
     // The configuration's sizes are checked against the blocks the file really holds before the
     // model allocates them: a header can claim gigabytes of tables in a file of a few bytes.
-    const size_t grid_cells = size_t(OccupancyGridConfig::cascades_for_aabb_scale(config.field.aabb_scale)) *
-                              size_t(config.grid_resolution) * config.grid_resolution * config.grid_resolution;
+    const size_t grid_cells =
+        size_t(OccupancyGridConfig::cascades_for_aabb_scale(config.field.aabb_scale)) *
+        size_t(config.grid_resolution) * config.grid_resolution * config.grid_resolution;
     auto params = out.file.block("params", NerfField(config.field).n_params() * sizeof(float));
     auto occ = out.file.block("occupancy", grid_cells * sizeof(float));
     out.model = std::make_unique<NerfModel>(config);
@@ -166,7 +186,8 @@ LoadedModel load_model_snapshot(const std::string& path, std::optional<MlpPrecis
         if (!std::isfinite(p)) throw Error(path, "snapshot holds non-finite parameters");
     // Densities are >= 0 (possibly +inf: exp of a large output), or -1 for a dead cell.
     for (float d : occupancy)
-        if (!(d >= 0 || d == -1.0f)) throw Error(path, "snapshot's occupancy grid holds a density that is NaN or negative");
+        if (!(d >= 0 || d == -1.0f))
+            throw Error(path, "snapshot's occupancy grid holds a density that is NaN or negative");
     model.repack();
     model.grid().rebuild_bits();
     return out;

@@ -8,8 +8,8 @@
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,8 +36,9 @@ struct SnapshotSection {
 
 // Writes the model, and `section` when given. Refuses (Error) to write non-finite parameters,
 // so a diverged run never replaces a good snapshot.
-void save_model_snapshot(const std::string& path, const NerfModel& model, const nlohmann::json& views,
-                         const nlohmann::json& info, const SnapshotSection* section = nullptr);
+void save_model_snapshot(const std::string& path, const NerfModel& model,
+                         const nlohmann::json& views, const nlohmann::json& info,
+                         const SnapshotSection* section = nullptr);
 
 struct LoadedModel {
     std::unique_ptr<NerfModel> model;
@@ -46,6 +47,7 @@ struct LoadedModel {
 // Reads a snapshot and rebuilds its model (parameters and occupancy grid). `precision`, when
 // given, replaces the snapshot's MLP precision: a model trained in fp32 can render with bf16
 // products (the parameters stay fp32 either way).
-LoadedModel load_model_snapshot(const std::string& path, std::optional<MlpPrecision> precision = std::nullopt);
+LoadedModel load_model_snapshot(const std::string& path,
+                                std::optional<MlpPrecision> precision = std::nullopt);
 
 }  // namespace radiant

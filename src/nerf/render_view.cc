@@ -26,8 +26,8 @@ struct BlockBuffers {
     std::vector<MarchCursor> cursors;
     std::vector<float> T, rgb_acc, depth_acc;
     std::vector<uint32_t> active, seg_begin;
-    SampleBatch samples;                 // one round's samples, all active rays back to back
-    AlignedVector<float> enc;            // the round's encoding
+    SampleBatch samples;       // one round's samples, all active rays back to back
+    AlignedVector<float> enc;  // the round's encoding
     AlignedVector<float> sigma, geometry;
     std::vector<uint32_t> lit, lit_ray;  // samples that get a colour, and their pixels
     std::vector<float> lit_weight;
@@ -53,7 +53,8 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
     const NerfField& field = model.field();
     const MarchConfig& march = model.config().march;
     const EncodingFrame frame = field.encoding_frame();
-    const size_t G = size_t(field.config().geometry_features), E = size_t(field.grid().n_output_dims());
+    const size_t G = size_t(field.config().geometry_features),
+                 E = size_t(field.grid().n_output_dims());
     std::vector<BlockBuffers> buffers(size_t(pool.size()));
     for (auto& b : buffers) {
         b.ws = field.make_workspace(kTile);
@@ -64,14 +65,16 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
     }
     // Pixels are rendered in square blocks: neighbouring rays in both directions share hash
     // entries and grid cells, so a block's samples reuse cache lines that a whole row would
-    // have evicted. Blocks differ in cost (sky against model): threads take the next as they finish.
+    // have evicted. Blocks differ in cost (sky against model): threads take the next as they
+    // finish.
     const size_t blocks_x = (size_t(camera.width) + kBlock - 1) / kBlock;
     const size_t blocks_y = (size_t(camera.height) + kBlock - 1) / kBlock;
     pool.parallel_for_dynamic(blocks_x * blocks_y, [&](size_t block, int t) {
         if (cancelled && cancelled()) return;
         BlockBuffers& b = buffers[size_t(t)];
         const size_t x0 = (block % blocks_x) * kBlock, y0 = (block / blocks_x) * kBlock;
-        const size_t bw = std::min(kBlock, size_t(camera.width) - x0), bh = std::min(kBlock, size_t(camera.height) - y0);
+        const size_t bw = std::min(kBlock, size_t(camera.width) - x0),
+                     bh = std::min(kBlock, size_t(camera.height) - y0);
         const size_t W = bw * bh;
         auto pixel_x = [&](size_t x) { return x0 + x % bw; };  // block-local index x -> image pixel
         auto pixel_y = [&](size_t x) { return y0 + x / bw; };
@@ -82,14 +85,16 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
         b.depth_acc.assign(W, 0.0f);
         b.active.resize(W);
         for (size_t x = 0; x < W; ++x) {
-            b.rays[x] = camera_ray(camera, pose, model.config().scene, float(pixel_x(x)) + 0.5f, float(pixel_y(x)) + 0.5f);
+            b.rays[x] = camera_ray(camera, pose, model.config().scene, float(pixel_x(x)) + 0.5f,
+                                   float(pixel_y(x)) + 0.5f);
             b.active[x] = uint32_t(x);
         }
         while (!b.active.empty()) {
             b.seg_begin.assign(1, 0);
             b.samples.clear();
             for (uint32_t x : b.active) {
-                const size_t m = march_ray_segment(b.rays[x], model.grid(), march, b.cursors[x], kSegment, b.march.data());
+                const size_t m = march_ray_segment(b.rays[x], model.grid(), march, b.cursors[x],
+                                                   kSegment, b.march.data());
                 b.samples.append(x, b.march.data(), m, frame);
                 b.seg_begin.push_back(uint32_t(b.samples.size()));
             }
@@ -104,8 +109,8 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
             field.grid().forward_levels(model.params().data(), s.pos, g, b.enc.data(), g, 0,
                                         field.grid().config().n_levels);
             for (size_t i0 = 0; i0 < g; i0 += kTile)
-                field.density_encoded(model.packed(), &b.enc[i0], g, std::min(kTile, g - i0), b.ws, &b.sigma[i0],
-                                      &b.geometry[G * i0]);
+                field.density_encoded(model.packed(), &b.enc[i0], g, std::min(kTile, g - i0), b.ws,
+                                      &b.sigma[i0], &b.geometry[G * i0]);
             // Front to back: transmittance, depth, and which samples need a colour.
             b.lit.clear();
             b.lit_ray.clear();
@@ -114,7 +119,8 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
             for (size_t a = 0; a < b.active.size(); ++a) {
                 const uint32_t x = b.active[a];
                 Transmittance T{b.T[x]};
-                for (size_t i = b.seg_begin[a]; i < b.seg_begin[a + 1] && T.visible(kRenderOpaqueTransmittance); ++i) {
+                for (size_t i = b.seg_begin[a];
+                     i < b.seg_begin[a + 1] && T.visible(kRenderOpaqueTransmittance); ++i) {
                     const float w = T.absorb(b.sigma[i], s.dt[i]);
                     b.lit.push_back(uint32_t(i));
                     b.lit_ray.push_back(x);
@@ -122,7 +128,8 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                     if (extras) b.depth_acc[x] += w * s.t[i];
                 }
                 b.T[x] = T.value;
-                if (T.visible(kRenderOpaqueTransmittance) && !b.cursors[x].done) b.active[kept++] = x;
+                if (T.visible(kRenderOpaqueTransmittance) && !b.cursors[x].done)
+                    b.active[kept++] = x;
             }
             b.active.resize(kept);
             // Colours of the samples that count, in full tiles.
@@ -132,9 +139,11 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                     const size_t i = b.lit[j0 + j];
                     std::copy_n(&b.geometry[G * i], G, &b.tile_geometry[G * j]);
                     const Vec3& d = b.rays[s.ray[i]].direction;
-                    b.tile_dir[3 * j] = d.x, b.tile_dir[3 * j + 1] = d.y, b.tile_dir[3 * j + 2] = d.z;
+                    b.tile_dir[3 * j] = d.x, b.tile_dir[3 * j + 1] = d.y,
+                                   b.tile_dir[3 * j + 2] = d.z;
                 }
-                field.color(model.packed(), b.tile_geometry.data(), b.tile_dir.data(), nt, b.ws, b.tile_rgb.data());
+                field.color(model.packed(), b.tile_geometry.data(), b.tile_dir.data(), nt, b.ws,
+                            b.tile_rgb.data());
                 for (size_t j = 0; j < nt; ++j) {
                     float* acc = &b.rgb_acc[3 * b.lit_ray[j0 + j]];
                     const float w = b.lit_weight[j0 + j];
@@ -148,11 +157,13 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
             const bool opaque = b.T[x] < kRenderOpaqueTransmittance;
             const float scale = opaque ? 1.0f / (1.0f - b.T[x]) : 1.0f, T = opaque ? 0.0f : b.T[x];
             for (int k = 0; k < 3; ++k)
-                out.at(px, py, k) = std::clamp(scale * b.rgb_acc[3 * x + k] + T * background[k], 0.0f, 1.0f);
+                out.at(px, py, k) =
+                    std::clamp(scale * b.rgb_acc[3 * x + k] + T * background[k], 0.0f, 1.0f);
             if (extras) {
                 const float opacity = 1.0f - T;
                 extras->opacity.at(px, py, 0) = opacity;
-                extras->depth.at(px, py, 0) = b.T[x] < 1.0f - 1e-6f ? b.depth_acc[x] / (1.0f - b.T[x]) : 0.0f;
+                extras->depth.at(px, py, 0) =
+                    b.T[x] < 1.0f - 1e-6f ? b.depth_acc[x] / (1.0f - b.T[x]) : 0.0f;
             }
         }
     });

@@ -25,10 +25,11 @@ struct ViewExtras {
 constexpr float kRenderOpaqueTransmittance = 1e-2f;
 
 // RGB image (values in [0, 1]) of the view from `camera_to_world` (world frame, OpenGL
-// convention) through `camera`. Square blocks of pixels are rendered in parallel. `extras`, when given, receives
-// opacity and depth images of the same size (a ray that turned opaque has opacity 1). `cancelled`, when given, is asked before each block:
-// once it says yes the remaining blocks are skipped (the image is then incomplete; the viewer
-// drops a frame the camera has already moved away from).
+// convention) through `camera`. Square blocks of pixels are rendered in parallel. `extras`, when
+// given, receives opacity and depth images of the same size (a ray that turned opaque has opacity
+// 1). `cancelled`, when given, is asked before each block: once it says yes the remaining blocks
+// are skipped (the image is then incomplete; the viewer drops a frame the camera has already moved
+// away from).
 ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                    const std::array<float, 16>& camera_to_world, const float background[3],
                    ThreadPool& pool, ViewExtras* extras = nullptr,

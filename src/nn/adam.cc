@@ -29,10 +29,14 @@ void Adam::step(float* params, float* grads, ThreadPool& pool, size_t begin, siz
                 const BlockHook& before_block) {
     ++m_step;
     const double t = double(m_step);
-    const double correction =
-        std::sqrt(1.0 - std::pow(double(m_config.beta2), t)) / (1.0 - std::pow(double(m_config.beta1), t));
-    AdamStepArgs base{float(m_config.learning_rate_at(m_step) * m_lr_scale * correction), m_config.beta1,
-                      m_config.beta2, m_config.epsilon, 0.0f, false};
+    const double correction = std::sqrt(1.0 - std::pow(double(m_config.beta2), t)) /
+                              (1.0 - std::pow(double(m_config.beta1), t));
+    AdamStepArgs base{float(m_config.learning_rate_at(m_step) * m_lr_scale * correction),
+                      m_config.beta1,
+                      m_config.beta2,
+                      m_config.epsilon,
+                      0.0f,
+                      false};
     // Each range is split into fixed blocks; updates are element-wise, so the split does not
     // change results.
     constexpr size_t kBlock = 1 << 14;

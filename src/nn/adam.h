@@ -33,7 +33,7 @@ struct AdamConfig {
 struct ParamRange {
     size_t offset = 0;
     size_t count = 0;
-    bool l2 = false;     // apply l2_reg
+    bool l2 = false;      // apply l2_reg
     bool sparse = false;  // skip entries whose gradient is exactly zero
 };
 
@@ -44,16 +44,18 @@ struct AdamStepArgs {
     float beta1, beta2, epsilon, l2;
     bool sparse;
 };
-void adam_update(const AdamStepArgs& a, float* params, float* grads, float* m, float* v,
-                 size_t n, KernelImpl impl = KernelImpl::kSimd);
+void adam_update(const AdamStepArgs& a, float* params, float* grads, float* m, float* v, size_t n,
+                 KernelImpl impl = KernelImpl::kSimd);
 
 class Adam {
-public:
+  public:
     Adam(const AdamConfig& config, std::vector<ParamRange> ranges, size_t n_params,
          KernelImpl impl = KernelImpl::kSimd);
 
     // Applies one step to params using grads (which are zeroed afterwards).
-    void step(float* params, float* grads, ThreadPool& pool) { step(params, grads, pool, 0, SIZE_MAX); }
+    void step(float* params, float* grads, ThreadPool& pool) {
+        step(params, grads, pool, 0, SIZE_MAX);
+    }
     // The same step for the parameters in [begin, end) only (a rank's shard when the
     // optimiser is sharded over ranks); the rest of params, grads and moments is untouched.
     void step(float* params, float* grads, ThreadPool& pool, size_t begin, size_t end);
@@ -63,7 +65,8 @@ public:
     // block's gradients are (grads + first, or another buffer holding them whole), which the
     // update reads and zeroes.
     using BlockHook = std::function<float*(size_t first, size_t n)>;
-    void step(float* params, float* grads, ThreadPool& pool, size_t begin, size_t end, const BlockHook& before_block);
+    void step(float* params, float* grads, ThreadPool& pool, size_t begin, size_t end,
+              const BlockHook& before_block);
 
     uint64_t steps_taken() const { return m_step; }
     const AdamConfig& config() const { return m_config; }
@@ -74,7 +77,7 @@ public:
     // Multiplies the scheduled learning rate (e.g. a schedule over wall time, set each step).
     void set_learning_rate_scale(float s) { m_lr_scale = s; }
 
-private:
+  private:
     AdamConfig m_config;
     std::vector<ParamRange> m_ranges;
     KernelImpl m_impl;

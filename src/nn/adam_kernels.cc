@@ -74,7 +74,8 @@ HWY_EXPORT(AdamUpdate);
 
 void adam_update(const AdamStepArgs& a, float* params, float* grads, float* m, float* v, size_t n,
                  KernelImpl impl) {
-    if (impl == KernelImpl::kSimd) return HWY_DYNAMIC_DISPATCH(AdamUpdate)(a, params, grads, m, v, n);
+    if (impl == KernelImpl::kSimd)
+        return HWY_DYNAMIC_DISPATCH(AdamUpdate)(a, params, grads, m, v, n);
     for (size_t i = 0; i < n; ++i) adam_scalar_one(a, params[i], grads[i], m[i], v[i]);
 }
 

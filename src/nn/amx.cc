@@ -37,7 +37,8 @@ float bf16_to_float(uint16_t x) {
 
 #if defined(__x86_64__)
 
-#define RD_AMX_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16")))
+#define RD_AMX_TARGET \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16")))
 #define RD_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
 
 namespace {
@@ -147,13 +148,17 @@ RD_BF16_TARGET inline void dot_block(size_t K, const uint16_t* A, size_t lda, co
 // One panel of kVecs column vectors over all M rows (M even): blocks of kRows, then 4 and 2.
 template <int kRows, int kVecs>
 RD_BF16_TARGET inline void dot_panel(size_t M, size_t K, const uint16_t* A, size_t lda,
-                                     const uint16_t* B, size_t N, float* C, size_t ldc, bool accumulate) {
+                                     const uint16_t* B, size_t N, float* C, size_t ldc,
+                                     bool accumulate) {
     size_t m = 0;
-    for (; m + kRows <= M; m += kRows) dot_block<kRows, kVecs>(K, A + m * lda, lda, B, N, C + m * ldc, ldc, accumulate);
+    for (; m + kRows <= M; m += kRows)
+        dot_block<kRows, kVecs>(K, A + m * lda, lda, B, N, C + m * ldc, ldc, accumulate);
     if constexpr (kRows > 4) {
-        for (; m + 4 <= M; m += 4) dot_block<4, kVecs>(K, A + m * lda, lda, B, N, C + m * ldc, ldc, accumulate);
+        for (; m + 4 <= M; m += 4)
+            dot_block<4, kVecs>(K, A + m * lda, lda, B, N, C + m * ldc, ldc, accumulate);
     }
-    for (; m + 2 <= M; m += 2) dot_block<2, kVecs>(K, A + m * lda, lda, B, N, C + m * ldc, ldc, accumulate);
+    for (; m + 2 <= M; m += 2)
+        dot_block<2, kVecs>(K, A + m * lda, lda, B, N, C + m * ldc, ldc, accumulate);
 }
 
 bool cpu_has_avx512_bf16() {
@@ -178,17 +183,22 @@ RD_BF16_TARGET void matmul_avx512(size_t M, size_t N, size_t K, const uint16_t* 
                                   const uint16_t* B, float* C, size_t ldc, bool accumulate) {
     RD_DCHECK(M % 2 == 0 && N % 16 == 0 && K % 2 == 0);
     size_t n = 0;
-    for (; n + 64 <= N; n += 64) dot_panel<6, 4>(M, K, A, lda, B + n * 2, N, C + n, ldc, accumulate);
-    for (; n + 32 <= N; n += 32) dot_panel<8, 2>(M, K, A, lda, B + n * 2, N, C + n, ldc, accumulate);
+    for (; n + 64 <= N; n += 64)
+        dot_panel<6, 4>(M, K, A, lda, B + n * 2, N, C + n, ldc, accumulate);
+    for (; n + 32 <= N; n += 32)
+        dot_panel<8, 2>(M, K, A, lda, B + n * 2, N, C + n, ldc, accumulate);
     for (; n < N; n += 16) dot_panel<8, 1>(M, K, A, lda, B + n * 2, N, C + n, ldc, accumulate);
 }
 
 void matmul(size_t M, size_t N, size_t K, const uint16_t* A, size_t lda, const uint16_t* B,
             float* C, size_t ldc, bool accumulate) {
     switch (backend()) {
-        case Bf16Backend::kAmx: return matmul_amx(M, N, K, A, lda, B, C, ldc, accumulate);
-        case Bf16Backend::kAvx512: return matmul_avx512(M, N, K, A, lda, B, C, ldc, accumulate);
-        case Bf16Backend::kNone: break;
+        case Bf16Backend::kAmx:
+            return matmul_amx(M, N, K, A, lda, B, C, ldc, accumulate);
+        case Bf16Backend::kAvx512:
+            return matmul_avx512(M, N, K, A, lda, B, C, ldc, accumulate);
+        case Bf16Backend::kNone:
+            break;
     }
     RD_CHECK_MSG(false, "bf16 matrix products are not available on this CPU");
 }
@@ -202,13 +212,19 @@ RD_AMX_TARGET void matmul_amx(size_t M, size_t N, size_t K, const uint16_t* A, s
         const uint16_t* a = A + m * lda;
         float* c = C + m * ldc;
         size_t n = 0;
-        for (; n + 64 <= N; n += 64)
-            block_row<4>(K, a, lda, B + n * 2, N, c + n, ldc, accumulate);
+        for (; n + 64 <= N; n += 64) block_row<4>(K, a, lda, B + n * 2, N, c + n, ldc, accumulate);
         switch ((N - n) / 16) {
-            case 1: block_row<1>(K, a, lda, B + n * 2, N, c + n, ldc, accumulate); break;
-            case 2: block_row<2>(K, a, lda, B + n * 2, N, c + n, ldc, accumulate); break;
-            case 3: block_row<3>(K, a, lda, B + n * 2, N, c + n, ldc, accumulate); break;
-            default: break;
+            case 1:
+                block_row<1>(K, a, lda, B + n * 2, N, c + n, ldc, accumulate);
+                break;
+            case 2:
+                block_row<2>(K, a, lda, B + n * 2, N, c + n, ldc, accumulate);
+                break;
+            case 3:
+                block_row<3>(K, a, lda, B + n * 2, N, c + n, ldc, accumulate);
+                break;
+            default:
+                break;
         }
     }
 }
@@ -229,8 +245,9 @@ RD_AMX_TARGET void to_bf16_vnni(const float* src, size_t rows, size_t cols, size
                                 uint16_t* dst, bool relu) {
     const __m512 zero = _mm512_setzero_ps();
     // Interleave 16-bit lanes: [a0, b0, a1, b1, ...] from [a0..a15, b0..b15].
-    alignas(64) static const uint16_t kIdx[32] = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
-                                                  8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+    alignas(64) static const uint16_t kIdx[32] = {0,  16, 1,  17, 2,  18, 3,  19, 4,  20, 5,
+                                                  21, 6,  22, 7,  23, 8,  24, 9,  25, 10, 26,
+                                                  11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
     const __m512i idx = _mm512_load_si512(kIdx);
     for (size_t r = 0; r < rows; r += 2)
         for (size_t c = 0; c < cols; c += 16) {
@@ -246,13 +263,15 @@ RD_AMX_TARGET void to_bf16_vnni(const float* src, size_t rows, size_t cols, size
 }
 
 RD_AMX_TARGET void bf16_rows_to_vnni(const uint16_t* src, size_t rows, size_t cols, uint16_t* dst) {
-    alignas(64) static const uint16_t kIdx[32] = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
-                                                  8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+    alignas(64) static const uint16_t kIdx[32] = {0,  16, 1,  17, 2,  18, 3,  19, 4,  20, 5,
+                                                  21, 6,  22, 7,  23, 8,  24, 9,  25, 10, 26,
+                                                  11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
     const __m512i idx = _mm512_load_si512(kIdx);
     for (size_t r = 0; r < rows; r += 2)
         for (size_t c = 0; c < cols; c += 16) {
             __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + r * cols + c));
-            __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + (r + 1) * cols + c));
+            __m256i b =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + (r + 1) * cols + c));
             __m512i ab = _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
             _mm512_storeu_si512(dst + ((r / 2) * cols + c) * 2, _mm512_permutexvar_epi16(idx, ab));
         }
@@ -262,7 +281,8 @@ RD_AMX_TARGET void relu_mask(float* d, const float* y, size_t rows, size_t cols,
     const __m512 zero = _mm512_setzero_ps();
     for (size_t r = 0; r < rows; ++r)
         for (size_t c = 0; c < cols; c += 16) {
-            const __mmask16 keep = _mm512_cmp_ps_mask(_mm512_loadu_ps(y + r * stride + c), zero, _CMP_GT_OQ);
+            const __mmask16 keep =
+                _mm512_cmp_ps_mask(_mm512_loadu_ps(y + r * stride + c), zero, _CMP_GT_OQ);
             float* p = d + r * stride + c;
             _mm512_storeu_ps(p, _mm512_maskz_mov_ps(keep, _mm512_loadu_ps(p)));
         }
@@ -270,8 +290,8 @@ RD_AMX_TARGET void relu_mask(float* d, const float* y, size_t rows, size_t cols,
 
 // 16x16 transpose of 32-bit elements in registers: 32-bit and 64-bit interleaves inside
 // 128-bit lanes, then two rounds of lane shuffles.
-RD_AMX_TARGET inline void transpose16x16_32(const uint32_t* src, size_t src_stride,
-                                            uint32_t* dst, size_t dst_stride) {
+RD_AMX_TARGET inline void transpose16x16_32(const uint32_t* src, size_t src_stride, uint32_t* dst,
+                                            size_t dst_stride) {
     __m512i r[16], t[16], u[16];
     for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_si512(src + i * src_stride);
     for (int i = 0; i < 8; ++i) {
@@ -297,8 +317,8 @@ RD_AMX_TARGET inline void transpose16x16_32(const uint32_t* src, size_t src_stri
     }
 }
 
-RD_AMX_TARGET void to_bf16_transposed(const float* src, size_t rows, size_t cols,
-                                      size_t src_stride, uint16_t* dst, size_t dst_stride) {
+RD_AMX_TARGET void to_bf16_transposed(const float* src, size_t rows, size_t cols, size_t src_stride,
+                                      uint16_t* dst, size_t dst_stride) {
     // A bf16 transpose is a 32-bit transpose of sample pairs: pack pairs of rows (VNNI,
     // [rows/2][cols] 32-bit units), then transpose those units into [cols][rows/2].
     thread_local std::vector<uint16_t> pairs;
@@ -314,18 +334,25 @@ RD_AMX_TARGET void to_bf16_transposed(const float* src, size_t rows, size_t cols
 #else  // not x86-64: AMX never available
 
 Bf16Backend backend() { return Bf16Backend::kNone; }
-void matmul(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t, bool) {
+void matmul(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t,
+            bool) {
     RD_CHECK_MSG(false, "bf16 matrix products are not available on this architecture");
 }
-void matmul_amx(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t, bool) {
+void matmul_amx(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t,
+                bool) {
     RD_CHECK_MSG(false, "AMX is not available on this architecture");
 }
-void matmul_avx512(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t, bool) {
+void matmul_avx512(size_t, size_t, size_t, const uint16_t*, size_t, const uint16_t*, float*, size_t,
+                   bool) {
     RD_CHECK_MSG(false, "AVX512-BF16 is not available on this architecture");
 }
-void to_bf16_rows(const float*, size_t, size_t, size_t, uint16_t*, size_t, bool) { RD_CHECK(false); }
+void to_bf16_rows(const float*, size_t, size_t, size_t, uint16_t*, size_t, bool) {
+    RD_CHECK(false);
+}
 void to_bf16_vnni(const float*, size_t, size_t, size_t, uint16_t*, bool) { RD_CHECK(false); }
-void to_bf16_transposed(const float*, size_t, size_t, size_t, uint16_t*, size_t) { RD_CHECK(false); }
+void to_bf16_transposed(const float*, size_t, size_t, size_t, uint16_t*, size_t) {
+    RD_CHECK(false);
+}
 void bf16_rows_to_vnni(const uint16_t*, size_t, size_t, uint16_t*) { RD_CHECK(false); }
 void relu_mask(float*, const float*, size_t, size_t, size_t) { RD_CHECK(false); }
 
@@ -335,9 +362,12 @@ bool available() { return backend() != Bf16Backend::kNone; }
 
 const char* backend_name() {
     switch (backend()) {
-        case Bf16Backend::kAmx: return "AMX";
-        case Bf16Backend::kAvx512: return "AVX512-BF16";
-        case Bf16Backend::kNone: break;
+        case Bf16Backend::kAmx:
+            return "AMX";
+        case Bf16Backend::kAvx512:
+            return "AVX512-BF16";
+        case Bf16Backend::kNone:
+            break;
     }
     return "none";
 }

@@ -36,7 +36,8 @@ HWY_INLINE void GemmBlock(D d, const GemmArgs& g, size_t i0, size_t j0) {
     float* HWY_RESTRICT cp = g.C + i0 * g.ldc + j0;
     for (int r = 0; r < kRows; ++r)
         for (int v = 0; v < kVecs; ++v)
-            c[r][v] = HasFlag<kFlags>(g, kAccumulate) ? hn::LoadU(d, cp + r * g.ldc + v * L) : hn::Zero(d);
+            c[r][v] = HasFlag<kFlags>(g, kAccumulate) ? hn::LoadU(d, cp + r * g.ldc + v * L)
+                                                      : hn::Zero(d);
     const float* HWY_RESTRICT a = g.A + i0 * g.a_row_stride;
     const float* HWY_RESTRICT b = g.B + j0;
     const size_t ars = g.a_row_stride, acs = g.a_col_stride, ldb = g.ldb;
@@ -86,25 +87,34 @@ void GemmWithFlags(const GemmArgs& g) {
     constexpr bool kManyRegs = HWY_TARGET <= HWY_AVX3 || HWY_ARCH_ARM;
     size_t j = 0;
     for (; j + 4 * L <= g.N; j += 4 * L) {
-        if constexpr (kManyRegs) GemmPanel<6, 4, kFlags>(d, g, j);
-        else GemmPanel<2, 4, kFlags>(d, g, j);
+        if constexpr (kManyRegs)
+            GemmPanel<6, 4, kFlags>(d, g, j);
+        else
+            GemmPanel<2, 4, kFlags>(d, g, j);
     }
     for (; j + 2 * L <= g.N; j += 2 * L) {
-        if constexpr (kManyRegs) GemmPanel<8, 2, kFlags>(d, g, j);
-        else GemmPanel<4, 2, kFlags>(d, g, j);
+        if constexpr (kManyRegs)
+            GemmPanel<8, 2, kFlags>(d, g, j);
+        else
+            GemmPanel<4, 2, kFlags>(d, g, j);
     }
     for (; j < g.N; j += L) GemmPanel<8, 1, kFlags>(d, g, j);
 }
 
 void Gemm(const GemmArgs& g) {
-    const int flags = (g.accumulate ? kAccumulate : 0) | (g.relu ? kRelu : 0) |
-                      (g.relu_mask ? kMask : 0);
+    const int flags =
+        (g.accumulate ? kAccumulate : 0) | (g.relu ? kRelu : 0) | (g.relu_mask ? kMask : 0);
     switch (flags) {
-        case 0: return GemmWithFlags<0>(g);                      // output layer, input grads
-        case kRelu: return GemmWithFlags<kRelu>(g);              // hidden layers forward
-        case kAccumulate: return GemmWithFlags<kAccumulate>(g);  // weight gradients
-        case kMask: return GemmWithFlags<kMask>(g);              // ReLU backward
-        default: return GemmWithFlags<kDynamic>(g);
+        case 0:
+            return GemmWithFlags<0>(g);  // output layer, input grads
+        case kRelu:
+            return GemmWithFlags<kRelu>(g);  // hidden layers forward
+        case kAccumulate:
+            return GemmWithFlags<kAccumulate>(g);  // weight gradients
+        case kMask:
+            return GemmWithFlags<kMask>(g);  // ReLU backward
+        default:
+            return GemmWithFlags<kDynamic>(g);
     }
 }
 

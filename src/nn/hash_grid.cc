@@ -14,7 +14,8 @@ constexpr int kLaneBlock = 16;  // widest SIMD vector in floats; per-level array
 size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
 // One feature of a level's output: the corners' values (stride F apart) weighted.
-float interpolate(const float* feature, int F, const uint32_t* index, const float* weight, int corners) {
+float interpolate(const float* feature, int F, const uint32_t* index, const float* weight,
+                  int corners) {
     float acc = 0.0f;
     for (int c = 0; c < corners; ++c) acc += weight[c] * feature[size_t(index[c]) * F];
     return acc;
@@ -109,9 +110,14 @@ void HashGrid::corners(const float* pos, int level, uint32_t* index, float* weig
 HashGridLanes make_lanes(const HashGridConfig& c, const std::vector<float>& scale,
                          const std::vector<uint32_t>& vertices, const std::vector<uint32_t>& dense,
                          const std::vector<uint32_t>& offset, const std::vector<uint32_t>& mask) {
-    return HashGridLanes{c.n_dims,         static_cast<int>(scale.size()), c.n_features_per_level,
-                         scale.data(),     vertices.data(),                dense.data(),
-                         offset.data(),    mask.data()};
+    return HashGridLanes{c.n_dims,
+                         static_cast<int>(scale.size()),
+                         c.n_features_per_level,
+                         scale.data(),
+                         vertices.data(),
+                         dense.data(),
+                         offset.data(),
+                         mask.data()};
 }
 
 void HashGrid::forward(const float* params, const float* positions, size_t n, float* out,
@@ -153,7 +159,8 @@ void HashGrid::forward_levels(const float* params, const float* positions, size_
         for (size_t i = 0; i < n; ++i) {
             corners(positions + i * D, l, index, weight);
             for (int f = 0; f < F; ++f)
-                out[size_t(l * F + f) * out_stride + i] = interpolate(table + f, F, index, weight, 1 << D);
+                out[size_t(l * F + f) * out_stride + i] =
+                    interpolate(table + f, F, index, weight, 1 << D);
         }
     }
 }

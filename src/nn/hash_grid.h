@@ -36,15 +36,15 @@ struct HashGridConfig {
 };
 
 struct HashGridLevel {
-    float scale = 0;           // s_l: cells per unit input
-    uint32_t vertices = 0;     // V_l per axis
-    bool dense = false;        // dense indexing (no hash collisions)
-    uint32_t n_entries = 0;    // table entries of this level (V_l^D or T)
-    size_t param_offset = 0;   // offset of entry 0, feature 0 in the parameter span (floats)
+    float scale = 0;          // s_l: cells per unit input
+    uint32_t vertices = 0;    // V_l per axis
+    bool dense = false;       // dense indexing (no hash collisions)
+    uint32_t n_entries = 0;   // table entries of this level (V_l^D or T)
+    size_t param_offset = 0;  // offset of entry 0, feature 0 in the parameter span (floats)
 };
 
 class HashGrid {
-public:
+  public:
     explicit HashGrid(const HashGridConfig& config, KernelImpl impl = KernelImpl::kSimd);
 
     const HashGridConfig& config() const { return m_config; }
@@ -80,7 +80,7 @@ public:
     // writes 2^D of each. Exposed for tests and the reference implementation.
     void corners(const float* pos, int level, uint32_t* index, float* weight) const;
 
-private:
+  private:
     HashGridConfig m_config;
     KernelImpl m_impl;
     std::vector<HashGridLevel> m_levels;

@@ -43,8 +43,10 @@ HWY_INLINE void CornerOf(DF df, DU du, int c, const VU* cell, const VF* frac, VU
 
 // Cell (lower corner) and position within it of the clamped point p at the levels in lanes
 // [lb, lb + lanes): x = p * scale, cell = floor(x) kept one vertex short of the last.
-template <int D, class DF, class DU = hn::RebindToUnsigned<DF>, class VU = hn::Vec<DU>, class VF = hn::Vec<DF>>
-HWY_INLINE void LevelCells(DF df, const HashGridLanes& g, int lb, const float* p, VU verts, VU* cell, VF* frac) {
+template <int D, class DF, class DU = hn::RebindToUnsigned<DF>, class VU = hn::Vec<DU>,
+          class VF = hn::Vec<DF>>
+HWY_INLINE void LevelCells(DF df, const HashGridLanes& g, int lb, const float* p, VU verts,
+                           VU* cell, VF* frac) {
     const hn::RebindToSigned<DF> di;
     const DU du;
     const VF scale = hn::LoadU(df, g.scale + lb);
@@ -58,8 +60,8 @@ HWY_INLINE void LevelCells(DF df, const HashGridLanes& g, int lb, const float* p
 }
 
 template <int D, int F>
-void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
-                 const float* positions, size_t n, float* out, size_t out_stride) {
+void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params, const float* positions,
+                 size_t n, float* out, size_t out_stride) {
     const hn::ScalableTag<float> df;
     const hn::RebindToSigned<decltype(df)> di;
     const hn::RebindToUnsigned<decltype(df)> du;
@@ -129,13 +131,17 @@ void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
                     VF w;
                     CornerOf<D>(df, du, c, cell, frac, verts, dense, mask, idx, w);
                     const VU entry = hn::Add(offset, idx);
-                    const auto lo = hn::BitCast(di64, hn::PromoteTo(du64, hn::LowerHalf(duh, entry)));
-                    const auto hi = hn::BitCast(di64, hn::PromoteTo(du64, hn::UpperHalf(duh, entry)));
+                    const auto lo =
+                        hn::BitCast(di64, hn::PromoteTo(du64, hn::LowerHalf(duh, entry)));
+                    const auto hi =
+                        hn::BitCast(di64, hn::PromoteTo(du64, hn::UpperHalf(duh, entry)));
                     const VU wbits = hn::BitCast(du, w);
-                    acc_lo = hn::MulAdd(pairs_of(hn::LowerHalf(duh, wbits)),
-                                        hn::BitCast(df, hn::GatherIndex(du64, table64, lo)), acc_lo);
-                    acc_hi = hn::MulAdd(pairs_of(hn::UpperHalf(duh, wbits)),
-                                        hn::BitCast(df, hn::GatherIndex(du64, table64, hi)), acc_hi);
+                    acc_lo =
+                        hn::MulAdd(pairs_of(hn::LowerHalf(duh, wbits)),
+                                   hn::BitCast(df, hn::GatherIndex(du64, table64, lo)), acc_lo);
+                    acc_hi =
+                        hn::MulAdd(pairs_of(hn::UpperHalf(duh, wbits)),
+                                   hn::BitCast(df, hn::GatherIndex(du64, table64, hi)), acc_hi);
                 }
                 hn::Store(acc_lo, df, tmp + lb * 2);
                 hn::Store(acc_hi, df, tmp + lb * 2 + L);
@@ -148,7 +154,8 @@ void ForwardImpl(const HashGridLanes& g, int n_levels, const float* params,
                 VU idx;
                 VF w;
                 CornerOf<D>(df, du, c, cell, frac, verts, dense, mask, idx, w);
-                const auto base = hn::BitCast(di, hn::Mul(hn::Add(offset, idx), hn::Set(du, uint32_t(F))));
+                const auto base =
+                    hn::BitCast(di, hn::Mul(hn::Add(offset, idx), hn::Set(du, uint32_t(F))));
                 for (int f = 0; f < F; ++f)
                     acc[f] = hn::MulAdd(w, hn::GatherIndex(df, params + f, base), acc[f]);
             }
@@ -173,25 +180,33 @@ void HashGridForward(const HashGridLanes& g, int n_levels, const float* params,
                      const float* positions, size_t n, float* out, size_t out_stride) {
     const int key = g.n_dims * 10 + g.n_features;
     switch (key) {
-        case 21: return ForwardImpl<2, 1>(g, n_levels, params, positions, n, out, out_stride);
-        case 22: return ForwardImpl<2, 2>(g, n_levels, params, positions, n, out, out_stride);
-        case 24: return ForwardImpl<2, 4>(g, n_levels, params, positions, n, out, out_stride);
-        case 28: return ForwardImpl<2, 8>(g, n_levels, params, positions, n, out, out_stride);
-        case 31: return ForwardImpl<3, 1>(g, n_levels, params, positions, n, out, out_stride);
-        case 32: return ForwardImpl<3, 2>(g, n_levels, params, positions, n, out, out_stride);
-        case 34: return ForwardImpl<3, 4>(g, n_levels, params, positions, n, out, out_stride);
-        default: return ForwardImpl<3, 8>(g, n_levels, params, positions, n, out, out_stride);
+        case 21:
+            return ForwardImpl<2, 1>(g, n_levels, params, positions, n, out, out_stride);
+        case 22:
+            return ForwardImpl<2, 2>(g, n_levels, params, positions, n, out, out_stride);
+        case 24:
+            return ForwardImpl<2, 4>(g, n_levels, params, positions, n, out, out_stride);
+        case 28:
+            return ForwardImpl<2, 8>(g, n_levels, params, positions, n, out, out_stride);
+        case 31:
+            return ForwardImpl<3, 1>(g, n_levels, params, positions, n, out, out_stride);
+        case 32:
+            return ForwardImpl<3, 2>(g, n_levels, params, positions, n, out, out_stride);
+        case 34:
+            return ForwardImpl<3, 4>(g, n_levels, params, positions, n, out, out_stride);
+        default:
+            return ForwardImpl<3, 8>(g, n_levels, params, positions, n, out, out_stride);
     }
 }
 
 // One level for a run of samples, samples in lanes (the backward's layout): the level's table
 // stays in cache for the whole run instead of competing with the other levels' tables, as it
-// does when forward() walks sample by sample. Output feature-major, out[(level*F + f) * stride + i].
-// Indices and weights are computed 16 samples at a time; the entries of 3-D, two-feature levels
+// does when forward() walks sample by sample. Output feature-major, out[(level*F + f) * stride +
+// i]. Indices and weights are computed 16 samples at a time; the entries of 3-D, two-feature levels
 // (NeRF's) are then read by x-pairs of corners with plain loads, the others by gathers.
 template <int D, int F>
-void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params, const float* positions,
-                      size_t n, float* out, size_t out_stride) {
+void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params,
+                      const float* positions, size_t n, float* out, size_t out_stride) {
     const hn::ScalableTag<float> df;
     const hn::RebindToSigned<decltype(df)> di;
     const hn::RebindToUnsigned<decltype(df)> du;
@@ -222,7 +237,8 @@ void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params, co
             hn::LoadInterleaved2(df, positions + i0 * 2, p[0], p[1]);
         } else {
             for (int d = 0; d < D; ++d) {
-                for (size_t k = 0; k < L; ++k) pos_buf[d][k] = k < count ? positions[(i0 + k) * D + d] : 0.0f;
+                for (size_t k = 0; k < L; ++k)
+                    pos_buf[d][k] = k < count ? positions[(i0 + k) * D + d] : 0.0f;
                 p[d] = hn::Load(df, pos_buf[d]);
             }
         }
@@ -246,7 +262,8 @@ void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params, co
             VF w;
             CornerOf<D>(df, du, c, cell, frac, verts, dense_mask, mask, idx, w);
             hn::Store(idx, du, ahead_idx);
-            for (size_t k = 0; k < count; ++k) __builtin_prefetch(table + size_t(ahead_idx[k]) * F, 0, 3);
+            for (size_t k = 0; k < count; ++k)
+                __builtin_prefetch(table + size_t(ahead_idx[k]) * F, 0, 3);
         }
     };
 
@@ -292,12 +309,14 @@ void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params, co
             float* dst0 = out + size_t(level * F) * out_stride + i0;
             float* dst1 = dst0 + out_stride;
             for (size_t k = 0; k < count; ++k) {
-                const auto wx = hn::MulAdd(sign, hn::Set(d4, fx_buf[k]), lowv);  // [1-fx, 1-fx, fx, fx]
+                const auto wx =
+                    hn::MulAdd(sign, hn::Set(d4, fx_buf[k]), lowv);  // [1-fx, 1-fx, fx, fx]
                 auto a = hn::Zero(d4);
                 if (hashed) {
                     for (int j = 0; j < 4; ++j) {
-                        const auto v = hn::BitCast(d4, hn::InterleaveLower(d2, entry(idx_buf[2 * j][k]),
-                                                                           entry(idx_buf[2 * j + 1][k])));
+                        const auto v =
+                            hn::BitCast(d4, hn::InterleaveLower(d2, entry(idx_buf[2 * j][k]),
+                                                                entry(idx_buf[2 * j + 1][k])));
                         a = hn::MulAdd(hn::Mul(hn::Set(d4, wyz_buf[j][k]), wx), v, a);
                     }
                 } else {  // a dense level's x + 1 is the next entry: one load per pair
@@ -347,7 +366,8 @@ void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params, co
                 VF w;
                 CornerOf<D>(df, du, c, cell, frac, verts, dense_mask, mask, idx, w);
                 const auto base = hn::BitCast(di, hn::Mul(idx, hn::Set(du, uint32_t(F))));
-                for (int f = 0; f < F; ++f) acc[f] = hn::MulAdd(w, hn::GatherIndex(df, table + f, base), acc[f]);
+                for (int f = 0; f < F; ++f)
+                    acc[f] = hn::MulAdd(w, hn::GatherIndex(df, table + f, base), acc[f]);
             }
         }
         for (int f = 0; f < F; ++f) {
@@ -362,18 +382,26 @@ void ForwardLevelImpl(const HashGridLanes& g, int level, const float* params, co
     }
 }
 
-void HashGridForwardLevel(const HashGridLanes& g, int level, const float* params, const float* positions,
-                          size_t n, float* out, size_t out_stride) {
+void HashGridForwardLevel(const HashGridLanes& g, int level, const float* params,
+                          const float* positions, size_t n, float* out, size_t out_stride) {
     const int key = g.n_dims * 10 + g.n_features;
     switch (key) {
-        case 21: return ForwardLevelImpl<2, 1>(g, level, params, positions, n, out, out_stride);
-        case 22: return ForwardLevelImpl<2, 2>(g, level, params, positions, n, out, out_stride);
-        case 24: return ForwardLevelImpl<2, 4>(g, level, params, positions, n, out, out_stride);
-        case 28: return ForwardLevelImpl<2, 8>(g, level, params, positions, n, out, out_stride);
-        case 31: return ForwardLevelImpl<3, 1>(g, level, params, positions, n, out, out_stride);
-        case 32: return ForwardLevelImpl<3, 2>(g, level, params, positions, n, out, out_stride);
-        case 34: return ForwardLevelImpl<3, 4>(g, level, params, positions, n, out, out_stride);
-        default: return ForwardLevelImpl<3, 8>(g, level, params, positions, n, out, out_stride);
+        case 21:
+            return ForwardLevelImpl<2, 1>(g, level, params, positions, n, out, out_stride);
+        case 22:
+            return ForwardLevelImpl<2, 2>(g, level, params, positions, n, out, out_stride);
+        case 24:
+            return ForwardLevelImpl<2, 4>(g, level, params, positions, n, out, out_stride);
+        case 28:
+            return ForwardLevelImpl<2, 8>(g, level, params, positions, n, out, out_stride);
+        case 31:
+            return ForwardLevelImpl<3, 1>(g, level, params, positions, n, out, out_stride);
+        case 32:
+            return ForwardLevelImpl<3, 2>(g, level, params, positions, n, out, out_stride);
+        case 34:
+            return ForwardLevelImpl<3, 4>(g, level, params, positions, n, out, out_stride);
+        default:
+            return ForwardLevelImpl<3, 8>(g, level, params, positions, n, out, out_stride);
     }
 }
 
@@ -412,7 +440,8 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
     auto prefetch_block = [&](size_t j0) {
         const size_t count = std::min(L, n - j0);
         for (int d = 0; d < D; ++d)
-            for (size_t k = 0; k < L; ++k) ahead_pos[d][k] = k < count ? positions[(j0 + k) * D + d] : 0.0f;
+            for (size_t k = 0; k < L; ++k)
+                ahead_pos[d][k] = k < count ? positions[(j0 + k) * D + d] : 0.0f;
         VU cell[D];
         VF frac[D];
         for (int d = 0; d < D; ++d) {
@@ -425,7 +454,8 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
             VF w;
             CornerOf<D>(df, du, c, cell, frac, verts, dense_mask, mask, idx, w);
             hn::Store(idx, du, ahead_idx);
-            for (size_t k = 0; k < count; ++k) __builtin_prefetch(table + size_t(ahead_idx[k]) * F, 1, 3);
+            for (size_t k = 0; k < count; ++k)
+                __builtin_prefetch(table + size_t(ahead_idx[k]) * F, 1, 3);
         }
     };
 
@@ -438,7 +468,8 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
             hn::LoadInterleaved3(df, positions + i0 * 3, pv[0], pv[1], pv[2]);
         } else {
             for (int d = 0; d < D; ++d) {
-                for (size_t k = 0; k < L; ++k) pos_buf[d][k] = k < count ? positions[(i0 + k) * D + d] : 0.0f;
+                for (size_t k = 0; k < L; ++k)
+                    pos_buf[d][k] = k < count ? positions[(i0 + k) * D + d] : 0.0f;
                 pv[d] = hn::Load(df, pos_buf[d]);
             }
         }
@@ -469,7 +500,8 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
             if constexpr (F == 2) {  // pairs, so one 8-byte add updates a whole entry
                 hn::StoreInterleaved2(hn::Mul(w, grad_in[0]), hn::Mul(w, grad_in[1]), df, prod[c]);
             } else {
-                for (int f = 0; f < F; ++f) hn::Store(hn::Mul(w, grad_in[f]), df, prod[c] + f * kMaxLanes);
+                for (int f = 0; f < F; ++f)
+                    hn::Store(hn::Mul(w, grad_in[f]), df, prod[c] + f * kMaxLanes);
             }
         }
         // Scatter in sample order, as the reference: deterministic for a given input.
@@ -480,7 +512,8 @@ void BackwardImpl(const HashGridLanes& g, int level, const float* positions, siz
             for (size_t k = 0; k < count; ++k)
                 for (int c = 0; c < kCorners; ++c) {
                     float* entry = table + size_t(idx_buf[c][k]) * 2;
-                    hn::StoreU(hn::Add(hn::LoadU(d2, entry), hn::LoadU(d2, prod[c] + 2 * k)), d2, entry);
+                    hn::StoreU(hn::Add(hn::LoadU(d2, entry), hn::LoadU(d2, prod[c] + 2 * k)), d2,
+                               entry);
                 }
         } else if constexpr (F == 2) {
             for (size_t k = 0; k < count; ++k)
@@ -503,14 +536,22 @@ void HashGridBackward(const HashGridLanes& g, int level, const float* positions,
                       const float* d_enc, size_t d_stride, float* grad) {
     const int key = g.n_dims * 10 + g.n_features;
     switch (key) {
-        case 21: return BackwardImpl<2, 1>(g, level, positions, n, d_enc, d_stride, grad);
-        case 22: return BackwardImpl<2, 2>(g, level, positions, n, d_enc, d_stride, grad);
-        case 24: return BackwardImpl<2, 4>(g, level, positions, n, d_enc, d_stride, grad);
-        case 28: return BackwardImpl<2, 8>(g, level, positions, n, d_enc, d_stride, grad);
-        case 31: return BackwardImpl<3, 1>(g, level, positions, n, d_enc, d_stride, grad);
-        case 32: return BackwardImpl<3, 2>(g, level, positions, n, d_enc, d_stride, grad);
-        case 34: return BackwardImpl<3, 4>(g, level, positions, n, d_enc, d_stride, grad);
-        default: return BackwardImpl<3, 8>(g, level, positions, n, d_enc, d_stride, grad);
+        case 21:
+            return BackwardImpl<2, 1>(g, level, positions, n, d_enc, d_stride, grad);
+        case 22:
+            return BackwardImpl<2, 2>(g, level, positions, n, d_enc, d_stride, grad);
+        case 24:
+            return BackwardImpl<2, 4>(g, level, positions, n, d_enc, d_stride, grad);
+        case 28:
+            return BackwardImpl<2, 8>(g, level, positions, n, d_enc, d_stride, grad);
+        case 31:
+            return BackwardImpl<3, 1>(g, level, positions, n, d_enc, d_stride, grad);
+        case 32:
+            return BackwardImpl<3, 2>(g, level, positions, n, d_enc, d_stride, grad);
+        case 34:
+            return BackwardImpl<3, 4>(g, level, positions, n, d_enc, d_stride, grad);
+        default:
+            return BackwardImpl<3, 8>(g, level, positions, n, d_enc, d_stride, grad);
     }
 }
 

@@ -1,12 +1,13 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "nn/loss.cc"
+#include "nn/loss.h"
+
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
 #include <cmath>
 
 #include "core/error.h"
-#include "nn/loss.h"
 
 #ifndef RADIANT_LOSS_SCALAR_ONCE
 #define RADIANT_LOSS_SCALAR_ONCE

@@ -20,8 +20,7 @@ struct LossConfig {
 // Per element: L2 = d^2, Huber = d^2 / 2 if |d| <= delta else delta * (|d| - delta / 2), with
 // d = pred - target. Writes grad[i] = grad_scale * dloss/dpred[i] and returns the sum of the
 // element losses (not scaled).
-double loss_and_gradient(const LossConfig& config, const float* pred, const float* target,
-                         size_t n, float grad_scale, float* grad,
-                         KernelImpl impl = KernelImpl::kSimd);
+double loss_and_gradient(const LossConfig& config, const float* pred, const float* target, size_t n,
+                         float grad_scale, float* grad, KernelImpl impl = KernelImpl::kSimd);
 
 }  // namespace radiant

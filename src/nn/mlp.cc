@@ -20,10 +20,14 @@ Activation parse_activation(const std::string& name) {
 
 const char* activation_name(Activation a) {
     switch (a) {
-        case Activation::kNone: return "none";
-        case Activation::kReLU: return "relu";
-        case Activation::kSigmoid: return "sigmoid";
-        case Activation::kExp: return "exp";
+        case Activation::kNone:
+            return "none";
+        case Activation::kReLU:
+            return "relu";
+        case Activation::kSigmoid:
+            return "sigmoid";
+        case Activation::kExp:
+            return "exp";
     }
     return "?";
 }
@@ -117,8 +121,8 @@ FusedMlp::Workspace FusedMlp::make_workspace(size_t max_tile) const {
     return ws;
 }
 
-const float* FusedMlp::forward(const float* packed, const float* input, size_t in_stride,
-                               size_t n, Workspace& ws) const {
+const float* FusedMlp::forward(const float* packed, const float* input, size_t in_stride, size_t n,
+                               Workspace& ws) const {
     RD_DCHECK(n <= ws.max_tile);
     if (m_amx) return forward_bf16(packed, input, in_stride, n, ws);
     const float* prev = input;
@@ -166,7 +170,9 @@ void FusedMlp::apply_output_activation(float* y, size_t n) const {
 void FusedMlp::backward(const float* params, const float* packed, const float* input,
                         size_t in_stride, size_t n, const float* d_output, size_t d_out_stride,
                         Workspace& ws, float* grad, float* d_input) const {
-    if (m_amx) return backward_bf16(packed, input, in_stride, n, d_output, d_out_stride, ws, grad, d_input);
+    if (m_amx)
+        return backward_bf16(packed, input, in_stride, n, d_output, d_out_stride, ws, grad,
+                             d_input);
     float* delta = ws.delta_a.data();
     float* next = ws.delta_b.data();
     output_delta(ws.act.back().data(), n, d_output, d_out_stride, delta, m_layers.back().out_pad);
@@ -201,8 +207,8 @@ void FusedMlp::output_delta(const float* y, size_t n, const float* d_output, siz
 }
 
 void FusedMlp::backward_fp32_layers(const float* params, const float* input, size_t in_stride,
-                                    size_t n, Workspace& ws, float* delta, float* next,
-                                    float* grad, float* d_input) const {
+                                    size_t n, Workspace& ws, float* delta, float* next, float* grad,
+                                    float* d_input) const {
     for (int j = static_cast<int>(m_layers.size()) - 1; j >= 0; --j) {
         const Layer& l = m_layers[j];
         const float* in = j == 0 ? input : ws.act[j - 1].data();
@@ -245,7 +251,7 @@ void FusedMlp::backward_fp32_layers(const float* params, const float* input, siz
 }
 
 const float* FusedMlp::forward_bf16(const float* packed, const float* input, size_t in_stride,
-                                   size_t n, Workspace& ws) const {
+                                    size_t n, Workspace& ws) const {
     const size_t rows = pad_rows(n);
     uint16_t* x0 = ws.xb[0].data();
     const size_t in0 = m_config.n_input;
@@ -269,8 +275,8 @@ const float* FusedMlp::forward_bf16(const float* packed, const float* input, siz
 }
 
 void FusedMlp::backward_bf16(const float* packed, const float* input, size_t in_stride, size_t n,
-                             const float* d_output, size_t d_out_stride, Workspace& ws,
-                             float* grad, float* d_input) const {
+                             const float* d_output, size_t d_out_stride, Workspace& ws, float* grad,
+                             float* d_input) const {
     (void)input;
     (void)in_stride;  // forward kept the bf16 copy of the input in ws.xb[0]
     const size_t rows = pad_rows(n);
@@ -290,8 +296,8 @@ void FusedMlp::backward_bf16(const float* packed, const float* input, size_t in_
             amx::matmul(l.out_pad, l.in, rows, ws.dt.data(), rows, ws.xv[j].data(),
                         grad + l.param_offset, l.in, true);
         } else {  // padded output rows: accumulate through a 16-row scratch
-            amx::matmul(l.out_pad, l.in, rows, ws.dt.data(), rows, ws.xv[j].data(),
-                        ws.dlast.data(), l.in, false);
+            amx::matmul(l.out_pad, l.in, rows, ws.dt.data(), rows, ws.xv[j].data(), ws.dlast.data(),
+                        l.in, false);
             for (int o = 0; o < l.out; ++o)
                 for (int i = 0; i < l.in; ++i)
                     grad[l.param_offset + size_t(o) * l.in + i] += ws.dlast[size_t(o) * l.in + i];
@@ -318,9 +324,9 @@ double FusedMlp::flops_per_sample(bool with_input_gradient) const {
     double macs = 0;
     for (size_t j = 0; j < m_layers.size(); ++j) {
         double m = double(m_layers[j].in) * m_layers[j].out;
-        macs += m;                                        // forward
-        macs += m;                                        // weight gradient
-        if (j > 0 || with_input_gradient) macs += m;      // input gradient
+        macs += m;                                    // forward
+        macs += m;                                    // weight gradient
+        if (j > 0 || with_input_gradient) macs += m;  // input gradient
     }
     return 2.0 * macs;
 }

@@ -24,8 +24,8 @@ enum class Activation { kNone, kReLU, kSigmoid, kExp };
 
 // fp32: every product in fp32 (Highway SIMD or scalar reference).
 // bf16: matrix products with bf16 inputs and fp32 accumulation (master weights stay fp32), on
-// AMX or AVX512-BF16 (nn/amx.h); used only where the CPU has one and the widths are multiples of 32, otherwise
-// the MLP falls back to fp32 (see FusedMlp::uses_bf16()).
+// AMX or AVX512-BF16 (nn/amx.h); used only where the CPU has one and the widths are multiples of
+// 32, otherwise the MLP falls back to fp32 (see FusedMlp::uses_bf16()).
 enum class MlpPrecision { kFp32, kBf16 };
 Activation parse_activation(const std::string& name);  // "none", "relu", "sigmoid", "exp"
 const char* activation_name(Activation a);
@@ -40,7 +40,7 @@ struct MlpConfig {
 };
 
 class FusedMlp {
-public:
+  public:
     explicit FusedMlp(const MlpConfig& config, KernelImpl impl = KernelImpl::kSimd);
 
     const MlpConfig& config() const { return m_config; }
@@ -82,29 +82,29 @@ public:
     // Adds dL/dW to grad (parameter layout, n_params() floats); writes dL/d(input) row-major
     // [n][n_input] to d_input when it is not null.
     // `packed` must be the buffer pack() filled from `params`.
-    void backward(const float* params, const float* packed, const float* input,
-                  size_t in_stride, size_t n, const float* d_output, size_t d_out_stride,
-                  Workspace& ws, float* grad, float* d_input) const;
+    void backward(const float* params, const float* packed, const float* input, size_t in_stride,
+                  size_t n, const float* d_output, size_t d_out_stride, Workspace& ws, float* grad,
+                  float* d_input) const;
 
     // FLOPs of forward + backward per sample (multiply-adds counted as 2), unpadded.
     double flops_per_sample(bool with_input_gradient) const;
 
-private:
+  private:
     struct Layer {
         int in = 0, out = 0, out_pad = 0;
-        int out_pad32 = 0;         // bf16 path: K of the input-gradient product
-        size_t param_offset = 0;   // W [out][in]
-        size_t packed_offset = 0;  // Wt [in][out_pad]
+        int out_pad32 = 0;          // bf16 path: K of the input-gradient product
+        size_t param_offset = 0;    // W [out][in]
+        size_t packed_offset = 0;   // Wt [in][out_pad]
         size_t amx_fwd_offset = 0;  // bf16 VNNI Wt [in/2][out_pad][2], in floats of `packed`
         size_t amx_bwd_offset = 0;  // bf16 VNNI W [out_pad32/2][in][2]
     };
-    const float* forward_bf16(const float* packed, const float* input, size_t in_stride,
-                              size_t n, Workspace& ws) const;
+    const float* forward_bf16(const float* packed, const float* input, size_t in_stride, size_t n,
+                              Workspace& ws) const;
     void apply_output_activation(float* y, size_t n) const;
     void output_delta(const float* y, size_t n, const float* d_output, size_t d_out_stride,
                       float* delta, size_t delta_stride) const;
-    void backward_fp32_layers(const float* params, const float* input, size_t in_stride,
-                              size_t n, Workspace& ws, float* delta, float* next, float* grad,
+    void backward_fp32_layers(const float* params, const float* input, size_t in_stride, size_t n,
+                              Workspace& ws, float* delta, float* next, float* grad,
                               float* d_input) const;
     void backward_bf16(const float* packed, const float* input, size_t in_stride, size_t n,
                        const float* d_output, size_t d_out_stride, Workspace& ws, float* grad,

@@ -3,12 +3,12 @@
 // exactly the same expressions.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "nn/sh_encoding.cc"
+#include "nn/sh_encoding.h"
+
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
 #include <algorithm>
-
-#include "nn/sh_encoding.h"
 
 #ifndef RADIANT_SH_POLY_ONCE
 #define RADIANT_SH_POLY_ONCE

@@ -1,14 +1,13 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "nn/simd.cc"
+#include "nn/simd.h"
+
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 #include <hwy/targets.h>
-
 #include <strings.h>
 
 #include <cstdlib>
-
-#include "nn/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace radiant {
@@ -34,13 +33,15 @@ const char* dispatched_simd_target_name() { return HWY_DYNAMIC_DISPATCH(TargetNa
 namespace {
 template <typename F>
 void for_each_compiled_target(F&& f) {
-    for (int64_t targets = HWY_TARGETS; targets != 0; targets &= targets - 1) f(targets & ~(targets - 1));
+    for (int64_t targets = HWY_TARGETS; targets != 0; targets &= targets - 1)
+        f(targets & ~(targets - 1));
 }
 }  // namespace
 
 std::string compiled_simd_targets() {
     std::string names;
-    for_each_compiled_target([&](int64_t t) { names += (names.empty() ? "" : ", ") + std::string(hwy::TargetName(t)); });
+    for_each_compiled_target(
+        [&](int64_t t) { names += (names.empty() ? "" : ", ") + std::string(hwy::TargetName(t)); });
     return names;
 }
 
@@ -54,13 +55,14 @@ SimdTargetOverride apply_simd_target_override() {
     });
     if (!chosen) {
         out.result = SimdTargetOverride::Result::kUnknown;
-        out.message = "RADIANT_SIMD_TARGET: '" + std::string(want) + "' is not a compiled target (compiled: " +
-                      compiled_simd_targets() + ")";
+        out.message = "RADIANT_SIMD_TARGET: '" + std::string(want) +
+                      "' is not a compiled target (compiled: " + compiled_simd_targets() + ")";
         return out;
     }
     if (!(hwy::SupportedTargets() & chosen)) {
         out.result = SimdTargetOverride::Result::kUnsupportedByCpu;
-        out.message = "RADIANT_SIMD_TARGET: this CPU cannot run " + std::string(hwy::TargetName(chosen));
+        out.message =
+            "RADIANT_SIMD_TARGET: this CPU cannot run " + std::string(hwy::TargetName(chosen));
         return out;
     }
     // Only `chosen` is left supported; Update re-points every dispatch table at it.

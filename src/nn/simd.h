@@ -14,7 +14,8 @@ const char* simd_target_name();
 // The target a dispatched kernel really runs on (asked through HWY_DYNAMIC_DISPATCH itself).
 const char* dispatched_simd_target_name();
 
-// Every target compiled into the kernels, best first, comma-separated (e.g. "AVX3, AVX2, ..., SCALAR").
+// Every target compiled into the kernels, best first, comma-separated (e.g. "AVX3, AVX2, ...,
+// SCALAR").
 std::string compiled_simd_targets();
 
 // RADIANT_SIMD_TARGET=NAME (e.g. AVX2, SSE4, SCALAR) makes every kernel dispatch to that

@@ -51,12 +51,14 @@ Communicator& Communicator::world() {
         auto c = std::make_unique<Communicator>();
         if (launched_by_mpi()) {
             c->join_mpi();
-        } else if (const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS"); tasks && std::atoi(tasks) > 1) {
+        } else if (const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+                   tasks && std::atoi(tasks) > 1) {
             // srun without an MPI plugin starts N independent copies, each training alone and
             // all writing the same snapshot.
-            throw Error("srun", std::string("started ") + tasks +
-                                    " tasks that cannot find each other (no PMI in their environment): "
-                                    "run srun --mpi=pmix (or --mpi=pmi2), or use one task");
+            throw Error("srun",
+                        std::string("started ") + tasks +
+                            " tasks that cannot find each other (no PMI in their environment): "
+                            "run srun --mpi=pmix (or --mpi=pmi2), or use one task");
         }
         return c;
     }();
@@ -79,8 +81,9 @@ void Communicator::join_mpi() {
     const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
     if (!size) size = std::getenv("PMI_SIZE");
     if (size && std::atoi(size) > 1)
-        throw Error("mpirun", "this radiant was built without MPI (configure with -DRADIANT_MPI=ON and "
-                              "libopenmpi-dev installed), so it cannot run as one of several ranks");
+        throw Error("mpirun",
+                    "this radiant was built without MPI (configure with -DRADIANT_MPI=ON and "
+                    "libopenmpi-dev installed), so it cannot run as one of several ranks");
     (void)c;
 #endif
 }
@@ -129,15 +132,20 @@ void Communicator::reduce_scatter_sum(float* data, size_t n, WireFormat wire) {
     for (size_t r = 0; r < ranks; ++r) {
         if (r == me) continue;
         MPI_Request* q = &requests[n_requests++];
-        if (bf16) MPI_Irecv(m_recv16.data() + s * r, int(s), MPI_UINT16_T, int(r), 7, MPI_COMM_WORLD, q);
-        else MPI_Irecv(m_recv.data() + s * r, int(s), MPI_FLOAT, int(r), 7, MPI_COMM_WORLD, q);
+        if (bf16)
+            MPI_Irecv(m_recv16.data() + s * r, int(s), MPI_UINT16_T, int(r), 7, MPI_COMM_WORLD, q);
+        else
+            MPI_Irecv(m_recv.data() + s * r, int(s), MPI_FLOAT, int(r), 7, MPI_COMM_WORLD, q);
     }
     for (size_t k = 1; k < ranks; ++k) {  // staggered, so rank pairs do not all hit one rank first
         const size_t r = (me + k) % ranks;
         const ShardRange sh = shard(n, int(r), m_size);
         MPI_Request* q = &requests[n_requests++];
-        if (bf16) MPI_Isend(m_send16.data() + sh.begin, int(sh.size()), MPI_UINT16_T, int(r), 7, MPI_COMM_WORLD, q);
-        else MPI_Isend(data + sh.begin, int(sh.size()), MPI_FLOAT, int(r), 7, MPI_COMM_WORLD, q);
+        if (bf16)
+            MPI_Isend(m_send16.data() + sh.begin, int(sh.size()), MPI_UINT16_T, int(r), 7,
+                      MPI_COMM_WORLD, q);
+        else
+            MPI_Isend(data + sh.begin, int(sh.size()), MPI_FLOAT, int(r), 7, MPI_COMM_WORLD, q);
         m_bytes_sent += sh.size() * (bf16 ? sizeof(uint16_t) : sizeof(float));
     }
     MPI_Waitall(n_requests, requests, MPI_STATUSES_IGNORE);
@@ -151,16 +159,22 @@ void Communicator::reduce_scatter_sum(float* data, size_t n, WireFormat wire) {
         for (size_t r = 0; r < ranks; ++r) {
             if (r == me) {
                 const float* in = out + b;
-                if (r == 0) for (size_t i = 0; i < m; ++i) acc[i] = in[i];
-                else for (size_t i = 0; i < m; ++i) acc[i] += in[i];
+                if (r == 0)
+                    for (size_t i = 0; i < m; ++i) acc[i] = in[i];
+                else
+                    for (size_t i = 0; i < m; ++i) acc[i] += in[i];
             } else if (bf16) {
                 const uint16_t* in = m_recv16.data() + s * r + b;
-                if (r == 0) for (size_t i = 0; i < m; ++i) acc[i] = from_bf16(in[i]);
-                else for (size_t i = 0; i < m; ++i) acc[i] += from_bf16(in[i]);
+                if (r == 0)
+                    for (size_t i = 0; i < m; ++i) acc[i] = from_bf16(in[i]);
+                else
+                    for (size_t i = 0; i < m; ++i) acc[i] += from_bf16(in[i]);
             } else {
                 const float* in = m_recv.data() + s * r + b;
-                if (r == 0) for (size_t i = 0; i < m; ++i) acc[i] = in[i];
-                else for (size_t i = 0; i < m; ++i) acc[i] += in[i];
+                if (r == 0)
+                    for (size_t i = 0; i < m; ++i) acc[i] = in[i];
+                else
+                    for (size_t i = 0; i < m; ++i) acc[i] += in[i];
             }
         }
         std::memcpy(out + b, acc, m * sizeof(float));
@@ -176,8 +190,8 @@ void Communicator::allgather_shards(float* data, size_t n) {
         m_counts[size_t(r)] = int(sh.size());
         m_displs[size_t(r)] = int(sh.begin);
     }
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, m_counts.data(), m_displs.data(), MPI_FLOAT,
-                   MPI_COMM_WORLD);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, m_counts.data(), m_displs.data(),
+                   MPI_FLOAT, MPI_COMM_WORLD);
     m_bytes_sent += my_shard(n).size() * sizeof(float) * size_t(m_size - 1);
 }
 
@@ -202,11 +216,14 @@ std::vector<std::string> Communicator::allgather_strings(const std::string& mine
     std::vector<int> lens(ranks), displs(ranks);
     MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
     size_t total = 0;
-    for (int r = 0; r < m_size; ++r) displs[size_t(r)] = int(total), total += size_t(lens[size_t(r)]);
+    for (int r = 0; r < m_size; ++r)
+        displs[size_t(r)] = int(total), total += size_t(lens[size_t(r)]);
     std::string all(total, '\0');
-    MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, MPI_COMM_WORLD);
+    MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR,
+                   MPI_COMM_WORLD);
     std::vector<std::string> out;
-    for (int r = 0; r < m_size; ++r) out.push_back(all.substr(size_t(displs[size_t(r)]), size_t(lens[size_t(r)])));
+    for (int r = 0; r < m_size; ++r)
+        out.push_back(all.substr(size_t(displs[size_t(r)]), size_t(lens[size_t(r)])));
     return out;
 }
 
@@ -215,7 +232,9 @@ std::vector<std::string> Communicator::allgather_strings(const std::string& mine
 void Communicator::reduce_scatter_sum(float*, size_t, WireFormat) {}
 void Communicator::allgather_shards(float*, size_t) {}
 std::vector<double> Communicator::allgather(const std::vector<double>& mine) { return mine; }
-void Communicator::allgather(const double* mine, size_t k, double* all) { std::copy(mine, mine + k, all); }
+void Communicator::allgather(const double* mine, size_t k, double* all) {
+    std::copy(mine, mine + k, all);
+}
 std::vector<std::string> Communicator::allgather_strings(const std::string& mine) { return {mine}; }
 
 #endif

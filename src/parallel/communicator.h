@@ -26,7 +26,7 @@ struct ShardRange {
 };
 
 class Communicator {
-public:
+  public:
     // One rank, no MPI.
     Communicator() = default;
     // This process's ranks, joined on first use: MPI when the process was started by an MPI
@@ -74,16 +74,17 @@ public:
     // Ends every rank of the job now (a failing rank must not leave the others waiting).
     [[noreturn]] void abort(int exit_code);
 
-private:
+  private:
     void join_mpi();
 
     bool m_mpi = false;
     int m_rank = 0, m_size = 1, m_local_size = 1;
     uint64_t m_bytes_sent = 0;
-    std::vector<float> m_recv;      // landing area for the other ranks' copies of my shard: size x shard
+    std::vector<float>
+        m_recv;  // landing area for the other ranks' copies of my shard: size x shard
     std::vector<uint16_t> m_send16, m_recv16;  // bf16 wire buffers
-    std::vector<int> m_counts, m_displs;        // per-rank counts and offsets for the v-collectives
-    std::vector<char> m_requests;               // MPI_Request storage for the point-to-point sends
+    std::vector<int> m_counts, m_displs;       // per-rank counts and offsets for the v-collectives
+    std::vector<char> m_requests;              // MPI_Request storage for the point-to-point sends
 };
 
 // Whether this build can join MPI.

@@ -8,10 +8,12 @@
 
 namespace radiant {
 
-GradientExchange::GradientExchange(Communicator* comm, size_t n_params, const ExchangeOptions& options)
+GradientExchange::GradientExchange(Communicator* comm, size_t n_params,
+                                   const ExchangeOptions& options)
     : m_comm(comm), m_n(n_params), m_wire(options.wire) {
     if (m_comm && m_comm->distributed()) {
-        m_kind = options.shard_optimizer ? ExchangeKind::kShardedMessages : ExchangeKind::kReplicated;
+        m_kind =
+            options.shard_optimizer ? ExchangeKind::kShardedMessages : ExchangeKind::kReplicated;
         // (every rank gets the same answer from the collective allocation)
         if (options.shard_optimizer && options.shared_memory && options.wire == WireFormat::kFp32)
             m_shared_grads = SharedSegments::allocate(*m_comm, n_params);
@@ -40,7 +42,8 @@ float* GradientExchange::share_parameters(const float* current) {
     return m_shared_params->one_copy();
 }
 
-void GradientExchange::update(float* params, Adam& adam, ThreadPool& pool, const Lap& lap, const Holder& holder) {
+void GradientExchange::update(float* params, Adam& adam, ThreadPool& pool, const Lap& lap,
+                              const Holder& holder) {
     auto lap_of = [&](Phase p) {
         if (lap) lap(p);
     };

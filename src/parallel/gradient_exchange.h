@@ -29,13 +29,13 @@ class ThreadPool;
 enum class ExchangeKind { kLocal, kSharedMemory, kShardedMessages, kReplicated };
 
 struct ExchangeOptions {
-    bool shard_optimizer = true;  // false: kReplicated
-    bool shared_memory = true;    // false: never kSharedMemory
+    bool shard_optimizer = true;          // false: kReplicated
+    bool shared_memory = true;            // false: never kSharedMemory
     WireFormat wire = WireFormat::kFp32;  // bf16 travels only as messages
 };
 
 class GradientExchange {
-public:
+  public:
     // Collective when `comm` is distributed (null: one rank). `n_params`: the parameter count.
     GradientExchange(Communicator* comm, size_t n_params, const ExchangeOptions& options);
     // With kSharedMemory: waits until every rank is done with the shared parameters (collective;
@@ -63,13 +63,14 @@ public:
     // Sums the step's gradients over ranks, updates `params` (n_params floats, the same on every
     // rank) with `adam`, and zeroes the gradients. `lap` (may be empty) is called as each part
     // ends, for the trainer's phase times; `holder` may be empty.
-    void update(float* params, Adam& adam, ThreadPool& pool, const Lap& lap = {}, const Holder& holder = {});
+    void update(float* params, Adam& adam, ThreadPool& pool, const Lap& lap = {},
+                const Holder& holder = {});
 
     // Makes Adam's moments whole on every rank (a sharded optimiser keeps only its shard
     // current); collective, e.g. before a snapshot.
     void gather_optimizer_state(Adam& adam);
 
-private:
+  private:
     Communicator* m_comm;
     size_t m_n;
     ExchangeKind m_kind = ExchangeKind::kLocal;

@@ -44,8 +44,10 @@ void SharedSegments::sum_into_mine(size_t begin, size_t count) {
         if (!others_wrote) continue;
         for (size_t r = 0; r < ranks; ++r) {
             float* in = m_segments[r] + begin + b;
-            if (r == 0) std::memcpy(acc, in, m * sizeof(float));
-            else for (size_t i = 0; i < m; ++i) acc[i] += in[i];
+            if (r == 0)
+                std::memcpy(acc, in, m * sizeof(float));
+            else
+                for (size_t i = 0; i < m; ++i) acc[i] += in[i];
             if (int(r) != m_rank && any_nonzero(in, m)) std::memset(in, 0, m * sizeof(float));
         }
         std::memcpy(out + b, acc, m * sizeof(float));
@@ -70,7 +72,8 @@ bool shm_has_room_for(size_t bytes) {
 
 }  // namespace
 
-std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, size_t n, Layout layout, bool zeroed) {
+std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, size_t n,
+                                                         Layout layout, bool zeroed) {
     if (!comm.distributed() || comm.local_size() != comm.size() || n == 0) return nullptr;
     const size_t copies = layout == Layout::kPerRank ? size_t(comm.size()) : 1;
     if (comm.any(!shm_has_room_for(copies * n * sizeof(float)))) return nullptr;  // messages, then
@@ -81,13 +84,16 @@ std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator& comm, siz
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");  // each segment page-aligned, near its rank
+    MPI_Info_set(info, "alloc_shared_noncontig",
+                 "true");  // each segment page-aligned, near its rank
     // A failed allocation (a small /dev/shm) falls back to messages instead of aborting the job.
     MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
     float* base = nullptr;
     auto* win = new MPI_Win;
-    const size_t mine = layout == Layout::kPerRank || comm.rank() == 0 ? n : 0;  // one copy: rank 0 hosts it
-    const int rc = MPI_Win_allocate_shared(MPI_Aint(mine * sizeof(float)), int(sizeof(float)), info, node, &base, win);
+    const size_t mine =
+        layout == Layout::kPerRank || comm.rank() == 0 ? n : 0;  // one copy: rank 0 hosts it
+    const int rc = MPI_Win_allocate_shared(MPI_Aint(mine * sizeof(float)), int(sizeof(float)), info,
+                                           node, &base, win);
     MPI_Info_free(&info);
     MPI_Comm_free(&node);
     // Every rank must agree on the outcome, or one would wait in a fence the others never reach.
@@ -130,7 +136,9 @@ void SharedSegments::publish() { MPI_Win_sync(window_of(m_window)); }
 
 #else  // no MPI: never allocated
 
-std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator&, size_t, Layout, bool) { return nullptr; }
+std::unique_ptr<SharedSegments> SharedSegments::allocate(Communicator&, size_t, Layout, bool) {
+    return nullptr;
+}
 SharedSegments::~SharedSegments() = default;
 void SharedSegments::fence() {}
 void SharedSegments::publish() {}

@@ -17,7 +17,7 @@ namespace radiant {
 class Communicator;
 
 class SharedSegments {
-public:
+  public:
     // kPerRank: one segment of n floats per rank (gradients). kOneCopy: a single array of n
     // floats that every rank maps (parameters: updated in place, one copy in cache).
     enum class Layout { kPerRank, kOneCopy };
@@ -25,15 +25,16 @@ public:
     // no memory); null when the ranks do not all share this machine, there is one rank, the
     // build has no MPI, /dev/shm lacks the room, or the window cannot be allocated.
     // Collective: every rank calls it with the same n and layout.
-    static std::unique_ptr<SharedSegments> allocate(Communicator& comm, size_t n, Layout layout = Layout::kPerRank,
+    static std::unique_ptr<SharedSegments> allocate(Communicator& comm, size_t n,
+                                                    Layout layout = Layout::kPerRank,
                                                     bool zeroed = true);
     ~SharedSegments();  // collective, as the allocation (skipped while an exception unwinds)
     SharedSegments(const SharedSegments&) = delete;
     SharedSegments& operator=(const SharedSegments&) = delete;
 
-    float* mine() { return m_segments[size_t(m_rank)]; }  // kPerRank
+    float* mine() { return m_segments[size_t(m_rank)]; }           // kPerRank
     float* segment(int rank) { return m_segments[size_t(rank)]; }  // kPerRank
-    float* one_copy() { return m_segments[0]; }           // kOneCopy
+    float* one_copy() { return m_segments[0]; }                    // kOneCopy
 
     // Every rank's writes to its segment so far are visible to every rank, and every rank has
     // arrived here (a barrier with the memory synchronisation MPI's shared windows ask for).
@@ -47,7 +48,7 @@ public:
     // -0 included). Safe to call from several threads on disjoint ranges.
     void sum_into_mine(size_t begin, size_t count);
 
-private:
+  private:
     SharedSegments() = default;
 
     int m_rank = 0;

@@ -6,9 +6,11 @@
 
 namespace radiant {
 
-static_assert(std::atomic<uint64_t>::is_always_lock_free, "the claim counter is shared between processes");
+static_assert(std::atomic<uint64_t>::is_always_lock_free,
+              "the claim counter is shared between processes");
 
-std::unique_ptr<SharedStepBuffers> SharedStepBuffers::allocate(Communicator& comm, const ThreadPool& pool,
+std::unique_ptr<SharedStepBuffers> SharedStepBuffers::allocate(Communicator& comm,
+                                                               const ThreadPool& pool,
                                                                const SharedStepSizes& sizes) {
     auto round16 = [](size_t n) { return (n + 15) / 16 * 16; };  // 64-byte boundaries
     // Header: the claim counter on a line of its own, each chunk's sample and ray counts, the
@@ -17,8 +19,8 @@ std::unique_ptr<SharedStepBuffers> SharedStepBuffers::allocate(Communicator& com
     const size_t losses = round16(2 * sizes.chunks);
     const size_t header = 16 + counts + holders + losses;
     const size_t S = sizes.samples_per_chunk, R = sizes.rays_per_chunk;
-    const size_t chunk_stride =
-        round16((6 + 2 * sizes.enc_dims) * S + (6 + sizes.view_dims) * R + sizes.mlp_params + R + 1);
+    const size_t chunk_stride = round16((6 + 2 * sizes.enc_dims) * S + (6 + sizes.view_dims) * R +
+                                        sizes.mlp_params + R + 1);
     const size_t grid = round16(sizes.grid_cells);
     // Not zeroed: every buffer is written before it is read, and untouched pages of the window
     // cost no memory (the chunk capacity is a worst case several times the usual samples).

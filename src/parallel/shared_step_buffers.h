@@ -1,8 +1,8 @@
 // A training step's chunks in one MPI shared window, for ranks that all run on this machine:
 // each chunk's marched samples (mapped positions, step lengths, distances, rays), its rays'
-// targets, backgrounds and encoded view directions, the hash-grid encoding and its gradient, the chunk's MLP
-// gradient and loss, and a block of occupancy-grid cells. Every rank still marches its own
-// chunks (only it staged their images), but the rest of the step is shared out like threads
+// targets, backgrounds and encoded view directions, the hash-grid encoding and its gradient, the
+// chunk's MLP gradient and loss, and a block of occupancy-grid cells. Every rank still marches its
+// own chunks (only it staged their images), but the rest of the step is shared out like threads
 // share it, by claiming work items from a counter in the window:
 //   - the hash grid's levels, forward and backward, each over every rank's samples, so no
 //     table is walked twice a step;
@@ -39,7 +39,7 @@ struct SharedStepSizes {
 };
 
 class SharedStepBuffers {
-public:
+  public:
     // Null where SharedSegments::allocate gives no window (ranks on several machines, one rank,
     // no MPI, no room in /dev/shm). Collective; `pool` is this rank's pool, whose threads all
     // claim.
@@ -57,14 +57,18 @@ public:
     float* mapped(size_t c) { return chunk(c); }
     float* dt(size_t c) { return mapped(c) + 3 * m_sizes.samples_per_chunk; }
     float* t(size_t c) { return dt(c) + m_sizes.samples_per_chunk; }
-    uint32_t* sample_ray(size_t c) { return reinterpret_cast<uint32_t*>(t(c) + m_sizes.samples_per_chunk); }
+    uint32_t* sample_ray(size_t c) {
+        return reinterpret_cast<uint32_t*>(t(c) + m_sizes.samples_per_chunk);
+    }
     float* enc(size_t c) { return t(c) + 2 * m_sizes.samples_per_chunk; }
     float* d_enc(size_t c) { return enc(c) + m_sizes.enc_dims * m_sizes.samples_per_chunk; }
     float* target(size_t c) { return d_enc(c) + m_sizes.enc_dims * m_sizes.samples_per_chunk; }
     float* background(size_t c) { return target(c) + 3 * m_sizes.rays_per_chunk; }
     float* view(size_t c) { return background(c) + 3 * m_sizes.rays_per_chunk; }
     float* mlp_grad(size_t c) { return view(c) + m_sizes.view_dims * m_sizes.rays_per_chunk; }
-    uint32_t* ray_begin(size_t c) { return reinterpret_cast<uint32_t*>(mlp_grad(c) + m_sizes.mlp_params); }
+    uint32_t* ray_begin(size_t c) {
+        return reinterpret_cast<uint32_t*>(mlp_grad(c) + m_sizes.mlp_params);
+    }
     uint32_t& samples(size_t c) { return m_counts[2 * c]; }  // set by the rank that marched it
     uint32_t& rays(size_t c) { return m_counts[2 * c + 1]; }
     double& loss(size_t c) { return m_losses[c]; }  // set by the rank that trained it
@@ -94,7 +98,7 @@ public:
     // Every rank's writes so far visible to all, and every rank arrived (a barrier).
     void fence() { m_window->fence(); }
 
-private:
+  private:
     SharedStepBuffers() = default;
     float* chunk(size_t c) { return m_chunk_data + c * m_chunk_stride; }
 

@@ -3,8 +3,13 @@
 namespace radiant {
 
 StepScheduler::StepScheduler(ThreadPool& pool, Communicator* comm, size_t chunks,
-                             std::unique_ptr<SharedStepBuffers> shared, size_t cell_block, size_t tile)
-    : m_pool(pool), m_comm(comm), m_chunks(chunks), m_cell_block(cell_block), m_shared(std::move(shared)) {
+                             std::unique_ptr<SharedStepBuffers> shared, size_t cell_block,
+                             size_t tile)
+    : m_pool(pool),
+      m_comm(comm),
+      m_chunks(chunks),
+      m_cell_block(cell_block),
+      m_shared(std::move(shared)) {
     RD_CHECK(ranks() <= chunks && cell_block % tile == 0);
     m_marched_begin = chunks * rank() / ranks();
     m_marched_end = chunks * (rank() + 1) / ranks();
@@ -13,7 +18,8 @@ StepScheduler::StepScheduler(ThreadPool& pool, Communicator* comm, size_t chunks
         // 256 K cells a claim, 32 ms with 16 K: BENCHMARKS.md, "Ranks on one machine share the
         // step's work"). The same size on every rank, whole tiles (so the density MLP's tiles
         // fall alike whatever the threads), 2^19 cells' scratch over all threads.
-        m_cell_block = std::max(cell_block / 4, (size_t(1) << 19) / m_shared->claimants() / tile * tile);
+        m_cell_block =
+            std::max(cell_block / 4, (size_t(1) << 19) / m_shared->claimants() / tile * tile);
     }
 }
 

@@ -23,12 +23,12 @@
 namespace radiant {
 
 class StepScheduler {
-public:
+  public:
     // `comm`: null for one rank. `shared`: the step's buffers in shared memory, or null (alone).
     // Occupancy cells are evaluated in blocks of `cell_block` cells alone (a multiple of
     // `tile`); shared, in larger blocks of whole tiles (see block_cells()).
-    StepScheduler(ThreadPool& pool, Communicator* comm, size_t chunks, std::unique_ptr<SharedStepBuffers> shared,
-                  size_t cell_block, size_t tile);
+    StepScheduler(ThreadPool& pool, Communicator* comm, size_t chunks,
+                  std::unique_ptr<SharedStepBuffers> shared, size_t cell_block, size_t tile);
 
     ThreadPool& pool() { return m_pool; }
     size_t ranks() const { return m_comm ? size_t(m_comm->size()) : 1; }
@@ -49,8 +49,10 @@ public:
     // calls it with the same n; calls are separated by sync() when the step is shared.
     template <class F>
     void run(size_t n, F&& f) {
-        if (m_shared) m_shared->claim_each(m_pool, n, f);
-        else m_pool.parallel_for_dynamic(n, f);
+        if (m_shared)
+            m_shared->claim_each(m_pool, n, f);
+        else
+            m_pool.parallel_for_dynamic(n, f);
     }
     // Between phases: every rank's writes visible to all when the step is shared; nothing alone.
     void sync() {
@@ -72,7 +74,7 @@ public:
     // Most cells one block call gets: the callers' scratch per thread.
     size_t block_cells() const { return m_cell_block; }
 
-private:
+  private:
     ThreadPool& m_pool;
     Communicator* m_comm;
     size_t m_chunks, m_marched_begin = 0, m_marched_end = 0;

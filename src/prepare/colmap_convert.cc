@@ -22,7 +22,8 @@ ConvertedScene convert_colmap_model(const ColmapModel& model, const std::string&
 
     std::vector<Mat3d> rotations(images.size());
     std::vector<Vec3d> centres(images.size());
-    for (size_t i = 0; i < images.size(); ++i) colmap_camera_to_world(*images[i], rotations[i], centres[i]);
+    for (size_t i = 0; i < images.size(); ++i)
+        colmap_camera_to_world(*images[i], rotations[i], centres[i]);
     std::vector<Vec3d> points;
     points.reserve(model.points.size());
     for (const auto& p : model.points) points.push_back(p.xyz);
@@ -45,7 +46,8 @@ ConvertedScene convert_colmap_model(const ColmapModel& model, const std::string&
         const Mat3d r = s.apply_rotation(rotations[i]);
         const Vec3d c = s.apply(centres[i]);
         for (int row = 0; row < 3; ++row) {
-            for (int col = 0; col < 3; ++col) f.camera_to_world[size_t(row * 4 + col)] = float(r(row, col));
+            for (int col = 0; col < 3; ++col)
+                f.camera_to_world[size_t(row * 4 + col)] = float(r(row, col));
             f.camera_to_world[size_t(row * 4 + 3)] = float(c[row]);
         }
         f.camera_to_world[15] = 1;

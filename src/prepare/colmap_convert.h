@@ -13,7 +13,7 @@
 namespace radiant {
 
 struct ConvertedScene {
-    Dataset dataset;                // frames sorted by image name; image paths under image_folder
+    Dataset dataset;                  // frames sorted by image name; image paths under image_folder
     PoseNormalization normalization;  // COLMAP world -> the dataset's world
     double mean_reprojection_error = 0;
     size_t points = 0;

@@ -19,8 +19,9 @@ namespace {
 
 // Bounds-checked little-endian reads over a whole file's bytes.
 class ByteReader {
-public:
-    ByteReader(std::string bytes, std::string path) : m_bytes(std::move(bytes)), m_path(std::move(path)) {}
+  public:
+    ByteReader(std::string bytes, std::string path)
+        : m_bytes(std::move(bytes)), m_path(std::move(path)) {}
     template <class T>
     T get() {
         need(sizeof(T));
@@ -31,12 +32,14 @@ public:
     }
     double finite() {
         const double v = get<double>();
-        if (!std::isfinite(v)) throw Error(m_path, fmt::format("non-finite number at byte {}", m_pos - 8));
+        if (!std::isfinite(v))
+            throw Error(m_path, fmt::format("non-finite number at byte {}", m_pos - 8));
         return v;
     }
     std::string cstring() {
         const size_t end = m_bytes.find('\0', m_pos);
-        if (end == std::string::npos) throw Error(m_path, "truncated: an image name has no terminating zero");
+        if (end == std::string::npos)
+            throw Error(m_path, "truncated: an image name has no terminating zero");
         std::string s = m_bytes.substr(m_pos, end - m_pos);
         m_pos = end + 1;
         return s;
@@ -46,19 +49,24 @@ public:
     uint64_t count(size_t min_bytes, const char* what) {
         const uint64_t n = get<uint64_t>();
         if (n > (m_bytes.size() - m_pos) / min_bytes)
-            throw Error(m_path, fmt::format("claims {} {}, more than the file's {} bytes can hold (truncated or corrupt)",
-                                            n, what, m_bytes.size()));
+            throw Error(
+                m_path,
+                fmt::format(
+                    "claims {} {}, more than the file's {} bytes can hold (truncated or corrupt)",
+                    n, what, m_bytes.size()));
         return n;
     }
     void expect_end() {
         if (m_pos != m_bytes.size())
-            throw Error(m_path, fmt::format("{} unexpected bytes after the last record", m_bytes.size() - m_pos));
+            throw Error(m_path, fmt::format("{} unexpected bytes after the last record",
+                                            m_bytes.size() - m_pos));
     }
 
-private:
+  private:
     void need(size_t n) {
         if (m_bytes.size() - m_pos < n)
-            throw Error(m_path, fmt::format("truncated: the file ends at byte {} inside a record", m_bytes.size()));
+            throw Error(m_path, fmt::format("truncated: the file ends at byte {} inside a record",
+                                            m_bytes.size()));
     }
     std::string m_bytes;
     std::string m_path;
@@ -66,7 +74,7 @@ private:
 };
 
 class ByteWriter {
-public:
+  public:
     template <class T>
     void put(T v) {
         m_bytes.append(reinterpret_cast<const char*>(&v), sizeof(T));
@@ -74,20 +82,23 @@ public:
     void cstring(const std::string& s) { m_bytes.append(s.c_str(), s.size() + 1); }
     const std::string& bytes() const { return m_bytes; }
 
-private:
+  private:
     std::string m_bytes;
 };
 
 void check_params(const ColmapCamera& c, const std::string& path) {
     const ColmapCameraModelInfo* info = colmap_camera_model(c.model_id);
-    if (!info) throw Error(path, fmt::format("camera {}: unknown camera model id {}", c.id, c.model_id));
+    if (!info)
+        throw Error(path, fmt::format("camera {}: unknown camera model id {}", c.id, c.model_id));
     if (int(c.params.size()) != info->num_params)
-        throw Error(path, fmt::format("camera {}: model {} takes {} parameters, got {}", c.id, info->name,
-                                      info->num_params, c.params.size()));
+        throw Error(path, fmt::format("camera {}: model {} takes {} parameters, got {}", c.id,
+                                      info->name, info->num_params, c.params.size()));
     if (c.width == 0 || c.height == 0 || c.width > 1000000 || c.height > 1000000)
-        throw Error(path, fmt::format("camera {}: image size {}x{} is out of range", c.id, c.width, c.height));
+        throw Error(path, fmt::format("camera {}: image size {}x{} is out of range", c.id, c.width,
+                                      c.height));
     for (double p : c.params)
-        if (!std::isfinite(p)) throw Error(path, fmt::format("camera {}: a parameter is not finite", c.id));
+        if (!std::isfinite(p))
+            throw Error(path, fmt::format("camera {}: a parameter is not finite", c.id));
 }
 
 std::vector<ColmapCamera> read_cameras_bin(const std::string& path) {
@@ -99,7 +110,9 @@ std::vector<ColmapCamera> read_cameras_bin(const std::string& path) {
         c.width = in.get<uint64_t>();
         c.height = in.get<uint64_t>();
         const ColmapCameraModelInfo* info = colmap_camera_model(c.model_id);
-        if (!info) throw Error(path, fmt::format("camera {}: unknown camera model id {}", c.id, c.model_id));
+        if (!info)
+            throw Error(path,
+                        fmt::format("camera {}: unknown camera model id {}", c.id, c.model_id));
         c.params.resize(size_t(info->num_params));
         for (double& p : c.params) p = in.get<double>();
         check_params(c, path);
@@ -168,7 +181,8 @@ T parse_field(std::istringstream& in, const std::string& path, int line, const c
     T v{};
     if (!(in >> v)) throw Error(path, fmt::format("line {}: expected {}", line, what));
     if constexpr (std::is_floating_point_v<T>)
-        if (!std::isfinite(v)) throw Error(path, fmt::format("line {}: {} is not finite", line, what));
+        if (!std::isfinite(v))
+            throw Error(path, fmt::format("line {}: {} is not finite", line, what));
     return v;
 }
 
@@ -180,13 +194,15 @@ std::vector<ColmapCamera> read_cameras_txt(const std::string& path) {
         c.id = parse_field<uint32_t>(in, path, line, "CAMERA_ID");
         const std::string model = parse_field<std::string>(in, path, line, "MODEL");
         const ColmapCameraModelInfo* info = colmap_camera_model(model);
-        if (!info) throw Error(path, fmt::format("line {}: unknown camera model '{}'", line, model));
+        if (!info)
+            throw Error(path, fmt::format("line {}: unknown camera model '{}'", line, model));
         c.model_id = info->id;
         c.width = parse_field<uint64_t>(in, path, line, "WIDTH");
         c.height = parse_field<uint64_t>(in, path, line, "HEIGHT");
         double p;
         while (in >> p) c.params.push_back(p);
-        if (!in.eof()) throw Error(path, fmt::format("line {}: a camera parameter is not a number", line));
+        if (!in.eof())
+            throw Error(path, fmt::format("line {}: a camera parameter is not a number", line));
         check_params(c, path);
         cams.push_back(std::move(c));
     }
@@ -207,11 +223,13 @@ std::vector<ColmapImage> read_images_txt(const std::string& path) {
         if (!line.empty() && line[0] == '#') continue;
         lines.emplace_back(number, line);
     }
-    while (!lines.empty() && lines.back().second.find_first_not_of(" \t") == std::string::npos) lines.pop_back();
+    while (!lines.empty() && lines.back().second.find_first_not_of(" \t") == std::string::npos)
+        lines.pop_back();
     for (size_t i = 0; i < lines.size(); i += 2) {
         const auto& [ln, pose] = lines[i];
         if (pose.find_first_not_of(" \t") == std::string::npos)
-            throw Error(path, fmt::format("line {}: expected an image line, found a blank line", ln));
+            throw Error(path,
+                        fmt::format("line {}: expected an image line, found a blank line", ln));
         std::istringstream in(pose);
         ColmapImage im;
         im.id = parse_field<uint32_t>(in, path, ln, "IMAGE_ID");
@@ -226,7 +244,8 @@ std::vector<ColmapImage> read_images_txt(const std::string& path) {
             int64_t id;
             while (pts >> x >> y >> id) im.points2d.push_back({x, y, id});
             if (!pts.eof())
-                throw Error(path, fmt::format("line {}: 2D points must be X Y POINT3D_ID triples", lines[i + 1].first));
+                throw Error(path, fmt::format("line {}: 2D points must be X Y POINT3D_ID triples",
+                                              lines[i + 1].first));
         }
         images.push_back(std::move(im));
     }
@@ -244,13 +263,17 @@ std::vector<ColmapPoint3D> read_points_txt(const std::string& path) {
         p.xyz.z = parse_field<double>(in, path, line, "Z");
         for (auto& c : p.rgb) {
             const int v = parse_field<int>(in, path, line, "R G B");
-            if (v < 0 || v > 255) throw Error(path, fmt::format("line {}: colour component {} is not in 0..255", line, v));
+            if (v < 0 || v > 255)
+                throw Error(path,
+                            fmt::format("line {}: colour component {} is not in 0..255", line, v));
             c = uint8_t(v);
         }
         p.error = parse_field<double>(in, path, line, "ERROR");
         uint32_t image_id, index;
         while (in >> image_id >> index) p.track.push_back({image_id, index});
-        if (!in.eof()) throw Error(path, fmt::format("line {}: the track must be IMAGE_ID POINT2D_IDX pairs", line));
+        if (!in.eof())
+            throw Error(path,
+                        fmt::format("line {}: the track must be IMAGE_ID POINT2D_IDX pairs", line));
         points.push_back(std::move(p));
     }
     return points;
@@ -292,15 +315,21 @@ ColmapModel read_colmap_model(const std::string& folder) {
 
     std::set<uint32_t> camera_ids, image_ids;
     for (const auto& c : m.cameras)
-        if (!camera_ids.insert(c.id).second) throw Error(cams, fmt::format("camera id {} appears twice", c.id));
+        if (!camera_ids.insert(c.id).second)
+            throw Error(cams, fmt::format("camera id {} appears twice", c.id));
     for (const auto& im : m.images) {
-        if (!image_ids.insert(im.id).second) throw Error(images, fmt::format("image id {} appears twice", im.id));
+        if (!image_ids.insert(im.id).second)
+            throw Error(images, fmt::format("image id {} appears twice", im.id));
         if (!camera_ids.count(im.camera_id))
-            throw Error(images, fmt::format("image {} ('{}') names camera {}, which {} does not have", im.id, im.name,
-                                            im.camera_id, fs::path(cams).filename().string()));
-        const double qn = std::sqrt(im.qvec[0] * im.qvec[0] + im.qvec[1] * im.qvec[1] + im.qvec[2] * im.qvec[2] +
-                                    im.qvec[3] * im.qvec[3]);
-        if (!(qn > 1e-6)) throw Error(images, fmt::format("image {} ('{}') has a zero rotation quaternion", im.id, im.name));
+            throw Error(
+                images,
+                fmt::format("image {} ('{}') names camera {}, which {} does not have", im.id,
+                            im.name, im.camera_id, fs::path(cams).filename().string()));
+        const double qn = std::sqrt(im.qvec[0] * im.qvec[0] + im.qvec[1] * im.qvec[1] +
+                                    im.qvec[2] * im.qvec[2] + im.qvec[3] * im.qvec[3]);
+        if (!(qn > 1e-6))
+            throw Error(images, fmt::format("image {} ('{}') has a zero rotation quaternion", im.id,
+                                            im.name));
     }
     return m;
 }
@@ -351,32 +380,38 @@ void write_colmap_model(const ColmapModel& m, const std::string& folder, bool bi
         return;
     }
     // Text: full precision, so a text model reads back exactly.
-    std::string c = "# Camera list with one line of data per camera:\n"
-                    "#   CAMERA_ID, MODEL, WIDTH, HEIGHT, PARAMS[]\n";
+    std::string c =
+        "# Camera list with one line of data per camera:\n"
+        "#   CAMERA_ID, MODEL, WIDTH, HEIGHT, PARAMS[]\n";
     c += fmt::format("# Number of cameras: {}\n", m.cameras.size());
     for (const auto& cam : m.cameras) {
-        c += fmt::format("{} {} {} {}", cam.id, colmap_camera_model(cam.model_id)->name, cam.width, cam.height);
+        c += fmt::format("{} {} {} {}", cam.id, colmap_camera_model(cam.model_id)->name, cam.width,
+                         cam.height);
         for (double v : cam.params) c += fmt::format(" {:.17g}", v);
         c += "\n";
     }
-    std::string i = "# Image list with two lines of data per image:\n"
-                    "#   IMAGE_ID, QW, QX, QY, QZ, TX, TY, TZ, CAMERA_ID, NAME\n"
-                    "#   POINTS2D[] as (X, Y, POINT3D_ID)\n";
+    std::string i =
+        "# Image list with two lines of data per image:\n"
+        "#   IMAGE_ID, QW, QX, QY, QZ, TX, TY, TZ, CAMERA_ID, NAME\n"
+        "#   POINTS2D[] as (X, Y, POINT3D_ID)\n";
     i += fmt::format("# Number of images: {}\n", m.images.size());
     for (const auto& im : m.images) {
-        i += fmt::format("{} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {} {}\n", im.id, im.qvec[0],
-                         im.qvec[1], im.qvec[2], im.qvec[3], im.tvec[0], im.tvec[1], im.tvec[2], im.camera_id, im.name);
+        i += fmt::format("{} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {} {}\n",
+                         im.id, im.qvec[0], im.qvec[1], im.qvec[2], im.qvec[3], im.tvec[0],
+                         im.tvec[1], im.tvec[2], im.camera_id, im.name);
         std::string pts;
         for (const auto& pt : im.points2d)
-            pts += fmt::format("{}{:.17g} {:.17g} {}", pts.empty() ? "" : " ", pt.x, pt.y, pt.point3d_id);
+            pts += fmt::format("{}{:.17g} {:.17g} {}", pts.empty() ? "" : " ", pt.x, pt.y,
+                               pt.point3d_id);
         i += pts + "\n";
     }
-    std::string p = "# 3D point list with one line of data per point:\n"
-                    "#   POINT3D_ID, X, Y, Z, R, G, B, ERROR, TRACK[] as (IMAGE_ID, POINT2D_IDX)\n";
+    std::string p =
+        "# 3D point list with one line of data per point:\n"
+        "#   POINT3D_ID, X, Y, Z, R, G, B, ERROR, TRACK[] as (IMAGE_ID, POINT2D_IDX)\n";
     p += fmt::format("# Number of points: {}\n", m.points.size());
     for (const auto& pt : m.points) {
-        p += fmt::format("{} {:.17g} {:.17g} {:.17g} {} {} {} {:.17g}", pt.id, pt.xyz.x, pt.xyz.y, pt.xyz.z, pt.rgb[0],
-                         pt.rgb[1], pt.rgb[2], pt.error);
+        p += fmt::format("{} {:.17g} {:.17g} {:.17g} {} {} {} {:.17g}", pt.id, pt.xyz.x, pt.xyz.y,
+                         pt.xyz.z, pt.rgb[0], pt.rgb[1], pt.rgb[2], pt.error);
         for (const auto& t : pt.track) p += fmt::format(" {} {}", t.image_id, t.point2d_index);
         p += "\n";
     }

@@ -12,10 +12,17 @@ namespace {
 
 // COLMAP's camera models (src/base/camera_models.h), in id order.
 constexpr ColmapCameraModelInfo kModels[] = {
-    {"SIMPLE_PINHOLE", 0, 3}, {"PINHOLE", 1, 4},        {"SIMPLE_RADIAL", 2, 4},
-    {"RADIAL", 3, 5},         {"OPENCV", 4, 8},         {"OPENCV_FISHEYE", 5, 8},
-    {"FULL_OPENCV", 6, 12},   {"FOV", 7, 5},            {"SIMPLE_RADIAL_FISHEYE", 8, 4},
-    {"RADIAL_FISHEYE", 9, 5}, {"THIN_PRISM_FISHEYE", 10, 12},
+    {"SIMPLE_PINHOLE", 0, 3},
+    {"PINHOLE", 1, 4},
+    {"SIMPLE_RADIAL", 2, 4},
+    {"RADIAL", 3, 5},
+    {"OPENCV", 4, 8},
+    {"OPENCV_FISHEYE", 5, 8},
+    {"FULL_OPENCV", 6, 12},
+    {"FOV", 7, 5},
+    {"SIMPLE_RADIAL_FISHEYE", 8, 4},
+    {"RADIAL_FISHEYE", 9, 5},
+    {"THIN_PRISM_FISHEYE", 10, 12},
 };
 
 }  // namespace
@@ -82,7 +89,8 @@ CameraIntrinsics colmap_intrinsics(const ColmapCamera& cam, const std::string& s
     } else if (name == "FULL_OPENCV" && p[9] == 0 && p[10] == 0 && p[11] == 0) {
         // k1 k2 p1 p2 k3 with no rational part is plain radial-tangential.
         full();
-        c.k1 = float(p[4]), c.k2 = float(p[5]), c.p1 = float(p[6]), c.p2 = float(p[7]), c.k3 = float(p[8]);
+        c.k1 = float(p[4]), c.k2 = float(p[5]), c.p1 = float(p[6]), c.p2 = float(p[7]),
+        c.k3 = float(p[8]);
     } else if (name == "OPENCV_FISHEYE") {
         full();
         c.fisheye = true;
@@ -94,20 +102,25 @@ CameraIntrinsics colmap_intrinsics(const ColmapCamera& cam, const std::string& s
         c.k1 = float(p[3]);
         if (name == "RADIAL_FISHEYE") c.k2 = float(p[4]);
     } else {
-        throw Error(source, fmt::format("camera {} uses COLMAP's {} model, which Radiant cannot trace rays "
-                                        "through; re-run with --camera-model OPENCV (or OPENCV_FISHEYE)",
-                                        cam.id, name));
+        throw Error(source,
+                    fmt::format("camera {} uses COLMAP's {} model, which Radiant cannot trace rays "
+                                "through; re-run with --camera-model OPENCV (or OPENCV_FISHEYE)",
+                                cam.id, name));
     }
     if (!(c.fl_x > 0 && c.fl_y > 0) || c.width <= 0 || c.height <= 0)
-        throw Error(source, fmt::format("camera {} has a non-positive focal length or size", cam.id));
+        throw Error(source,
+                    fmt::format("camera {} has a non-positive focal length or size", cam.id));
     // Finite as doubles (checked when read) but maybe not as floats: 1e300 would become inf.
     for (float v : {c.fl_x, c.fl_y, c.cx, c.cy, c.k1, c.k2, c.k3, c.k4, c.p1, c.p2})
-        if (!std::isfinite(v)) throw Error(source, fmt::format("camera {} has a parameter beyond float range", cam.id));
+        if (!std::isfinite(v))
+            throw Error(source,
+                        fmt::format("camera {} has a parameter beyond float range", cam.id));
     return c;
 }
 
 void colmap_camera_to_world(const ColmapImage& image, Mat3d& rotation, Vec3d& centre) {
-    const Mat3d w2c = quaternion_to_rotation(image.qvec[0], image.qvec[1], image.qvec[2], image.qvec[3]);
+    const Mat3d w2c =
+        quaternion_to_rotation(image.qvec[0], image.qvec[1], image.qvec[2], image.qvec[3]);
     const Mat3d c2w = w2c.transposed();
     const Vec3d t{image.tvec[0], image.tvec[1], image.tvec[2]};
     centre = c2w * t * -1.0;

@@ -18,7 +18,8 @@ namespace radiant {
 
 struct ColmapCamera {
     uint32_t id = 0;
-    int model_id = 0;  // COLMAP's id: 0 SIMPLE_PINHOLE, 1 PINHOLE, 2 SIMPLE_RADIAL, 3 RADIAL, 4 OPENCV, ...
+    int model_id =
+        0;  // COLMAP's id: 0 SIMPLE_PINHOLE, 1 PINHOLE, 2 SIMPLE_RADIAL, 3 RADIAL, 4 OPENCV, ...
     uint64_t width = 0, height = 0;
     std::vector<double> params;  // in COLMAP's order for the model
 };

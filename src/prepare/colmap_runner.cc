@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kInstallHint = "install Debian's colmap package (apt-get install colmap, or bash scripts/setup.sh)";
+const char* kInstallHint =
+    "install Debian's colmap package (apt-get install colmap, or bash scripts/setup.sh)";
 
 bool have_colmap() {
     const char* path = std::getenv("PATH");
@@ -76,10 +77,14 @@ void run_stage(const std::string& label, const std::string& unit, std::vector<st
             }
         if (last == "no output" && !tail.empty()) last = tail.back();
         if (last.find("failed to create sparse model") != std::string::npos)
-            throw Error("colmap", fmt::format("the mapper could not place any images: the photos share too few "
-                                              "features (more overlap, more texture, sharper photos); see {}", log_path));
+            throw Error(
+                "colmap",
+                fmt::format("the mapper could not place any images: the photos share too few "
+                            "features (more overlap, more texture, sharper photos); see {}",
+                            log_path));
         throw Error("colmap", fmt::format("{} failed ({}): '{}'; full log in {}", args[1],
-                                          r.signal ? fmt::format("signal {}", r.signal) : fmt::format("exit {}", r.exit_code),
+                                          r.signal ? fmt::format("signal {}", r.signal)
+                                                   : fmt::format("exit {}", r.exit_code),
                                           last, log_path));
     }
     state.step = total;
@@ -91,7 +96,9 @@ bool parse_bracket(std::string_view line, const char* prefix, size_t& done, size
     const size_t at = line.find(prefix);
     if (at == std::string_view::npos) return false;
     unsigned long a = 0, b = 0;
-    if (std::sscanf(std::string(line.substr(at + std::strlen(prefix))).c_str(), "%lu/%lu", &a, &b) != 2 || b == 0)
+    if (std::sscanf(std::string(line.substr(at + std::strlen(prefix))).c_str(), "%lu/%lu", &a,
+                    &b) != 2 ||
+        b == 0)
         return false;
     done = a;
     total = b;
@@ -106,7 +113,8 @@ std::string colmap_version() {
     SubprocessOptions so;
     so.extra_env = {"QT_QPA_PLATFORM=offscreen"};
     so.on_line = [&](std::string_view line, bool partial) {
-        if (!partial && version.empty() && line.find("COLMAP") != std::string_view::npos) version = std::string(line);
+        if (!partial && version.empty() && line.find("COLMAP") != std::string_view::npos)
+            version = std::string(line);
     };
     run_subprocess({"colmap", "-h"}, so);
     return version;
@@ -115,71 +123,84 @@ std::string colmap_version() {
 ColmapRun run_colmap(const std::string& image_folder, const std::string& work_folder, size_t n,
                      const ColmapOptions& o, const std::function<bool()>& should_stop) {
     if (!have_colmap()) throw Error("colmap", std::string("not found on PATH: ") + kInstallHint);
-    if (!colmap_camera_model(o.camera_model)) throw Error("--camera-model", "unknown COLMAP camera model '" + o.camera_model + "'");
+    if (!colmap_camera_model(o.camera_model))
+        throw Error("--camera-model", "unknown COLMAP camera model '" + o.camera_model + "'");
     std::error_code ec;
     fs::create_directories(fs::path(work_folder) / "sparse", ec);
     if (ec) throw Error(work_folder, "cannot create folder: " + ec.message());
     ColmapRun run;
     run.log_path = (fs::path(work_folder) / "colmap.log").string();
     const std::string db = (fs::path(work_folder) / "database.db").string();
-    const std::string threads = std::to_string(o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency())));
+    const std::string threads = std::to_string(
+        o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency())));
 
-    run_stage("features", "image",
-              {"feature_extractor", "--database_path", db, "--image_path", image_folder,
-               "--ImageReader.camera_model", o.camera_model, "--ImageReader.single_camera", o.single_camera ? "1" : "0",
-               "--SiftExtraction.use_gpu", "0", "--SiftExtraction.num_threads", threads,
-               "--SiftExtraction.max_image_size", std::to_string(o.max_image_size),
-               "--SiftExtraction.max_num_features", std::to_string(o.max_features)},
-              run.log_path, n,
-              [](std::string_view l, size_t& d, size_t& t) { return parse_bracket(l, "Processed file [", d, t); },
-              should_stop, run);
+    run_stage(
+        "features", "image",
+        {"feature_extractor", "--database_path", db, "--image_path", image_folder,
+         "--ImageReader.camera_model", o.camera_model, "--ImageReader.single_camera",
+         o.single_camera ? "1" : "0", "--SiftExtraction.use_gpu", "0",
+         "--SiftExtraction.num_threads", threads, "--SiftExtraction.max_image_size",
+         std::to_string(o.max_image_size), "--SiftExtraction.max_num_features",
+         std::to_string(o.max_features)},
+        run.log_path, n,
+        [](std::string_view l, size_t& d, size_t& t) {
+            return parse_bracket(l, "Processed file [", d, t);
+        },
+        should_stop, run);
 
     if (o.matcher == "sequential") {
-        run_stage("matching", "image",
-                  {"sequential_matcher", "--database_path", db, "--SiftMatching.use_gpu", "0",
-                   "--SiftMatching.num_threads", threads, "--SequentialMatching.overlap",
-                   std::to_string(o.sequential_overlap)},
-                  run.log_path, n,
-                  [](std::string_view l, size_t& d, size_t& t) { return parse_bracket(l, "Matching image [", d, t); },
-                  should_stop, run);
+        run_stage(
+            "matching", "image",
+            {"sequential_matcher", "--database_path", db, "--SiftMatching.use_gpu", "0",
+             "--SiftMatching.num_threads", threads, "--SequentialMatching.overlap",
+             std::to_string(o.sequential_overlap)},
+            run.log_path, n,
+            [](std::string_view l, size_t& d, size_t& t) {
+                return parse_bracket(l, "Matching image [", d, t);
+            },
+            should_stop, run);
     } else {
         // Blocks of ~n/6 images: a few dozen progress steps instead of one for small sets.
         const size_t block = std::clamp<size_t>((n + 5) / 6, 8, 50);
         const size_t blocks = (n + block - 1) / block;
-        run_stage("matching", "block",
-                  {"exhaustive_matcher", "--database_path", db, "--SiftMatching.use_gpu", "0",
-                   "--SiftMatching.num_threads", threads, "--ExhaustiveMatching.block_size", std::to_string(block)},
-                  run.log_path, blocks * blocks,
-                  [](std::string_view l, size_t& d, size_t& t) {
-                      size_t a, b;
-                      if (!parse_bracket(l, "Matching block [", a, b)) return false;
-                      const size_t comma = l.find(", ");
-                      size_t c = 0, e = 0;
-                      if (comma == std::string_view::npos || !parse_bracket(l.substr(comma), ", ", c, e)) return false;
-                      // COLMAP prints a block's name when it starts and " in N s" when it ends.
-                      d = (a - 1) * e + c - (l.find(" in ") == std::string_view::npos ? 1 : 0);
-                      t = b * e;
-                      return true;
-                  },
-                  should_stop, run);
+        run_stage(
+            "matching", "block",
+            {"exhaustive_matcher", "--database_path", db, "--SiftMatching.use_gpu", "0",
+             "--SiftMatching.num_threads", threads, "--ExhaustiveMatching.block_size",
+             std::to_string(block)},
+            run.log_path, blocks * blocks,
+            [](std::string_view l, size_t& d, size_t& t) {
+                size_t a, b;
+                if (!parse_bracket(l, "Matching block [", a, b)) return false;
+                const size_t comma = l.find(", ");
+                size_t c = 0, e = 0;
+                if (comma == std::string_view::npos || !parse_bracket(l.substr(comma), ", ", c, e))
+                    return false;
+                // COLMAP prints a block's name when it starts and " in N s" when it ends.
+                d = (a - 1) * e + c - (l.find(" in ") == std::string_view::npos ? 1 : 0);
+                t = b * e;
+                return true;
+            },
+            should_stop, run);
     }
 
     const std::string sparse = (fs::path(work_folder) / "sparse").string();
-    run_stage("mapping", "image",
-              {"mapper", "--database_path", db, "--image_path", image_folder, "--output_path", sparse,
-               "--Mapper.num_threads", threads,
-               // nerfstudio's setting: global bundle adjustment stops earlier, at no visible cost.
-               "--Mapper.ba_global_function_tolerance", "0.000001"},
-              run.log_path, n,
-              [](std::string_view l, size_t& d, size_t&) {
-                  static const std::regex re(R"(Registering image #\d+ \((\d+)\))");
-                  std::cmatch m;
-                  const std::string s(l);
-                  if (!std::regex_search(s.c_str(), m, re)) return false;
-                  d = std::stoul(m[1].str());
-                  return true;
-              },
-              should_stop, run);
+    run_stage(
+        "mapping", "image",
+        {"mapper", "--database_path", db, "--image_path", image_folder, "--output_path", sparse,
+         "--Mapper.num_threads", threads,
+         // nerfstudio's setting: global bundle adjustment stops earlier, at no visible cost.
+         "--Mapper.ba_global_function_tolerance", "0.000001"},
+        run.log_path, n,
+        [](std::string_view l, size_t& d, size_t&) {
+            static const std::regex re(R"(Registering image #\d+ \((\d+)\))");
+            std::cmatch m;
+            const std::string s(l);
+            if (!std::regex_search(s.c_str(), m, re)) return false;
+            d = std::stoul(m[1].str());
+            return true;
+        },
+        should_stop, run);
 
     size_t best = 0;
     for (const auto& entry : fs::directory_iterator(sparse, ec)) {
@@ -192,14 +213,19 @@ ColmapRun run_colmap(const std::string& image_folder, const std::string& work_fo
         }
     }
     if (run.model_folder.empty())
-        throw Error("colmap", fmt::format("the mapper registered no images (the photos share too few features); "
-                                          "see {}", run.log_path));
+        throw Error(
+            "colmap",
+            fmt::format("the mapper registered no images (the photos share too few features); "
+                        "see {}",
+                        run.log_path));
     // As instant-ngp's colmap2nerf: one more bundle adjustment that also refines the principal
     // point, which phone lenses rarely have at the exact centre (fox: 15 px, 0.6 degrees).
-    run_stage("refining", "pass",
-              {"bundle_adjuster", "--input_path", run.model_folder, "--output_path", run.model_folder,
-               "--BundleAdjustment.refine_principal_point", "1"},
-              run.log_path, 1, [](std::string_view, size_t&, size_t&) { return false; }, should_stop, run);
+    run_stage(
+        "refining", "pass",
+        {"bundle_adjuster", "--input_path", run.model_folder, "--output_path", run.model_folder,
+         "--BundleAdjustment.refine_principal_point", "1"},
+        run.log_path, 1, [](std::string_view, size_t&, size_t&) { return false; }, should_stop,
+        run);
     return run;
 }
 

@@ -35,8 +35,9 @@ struct ColmapRun {
 // database, models and log under `work_folder` (created). `should_stop` is polled while COLMAP
 // runs (Ctrl-C). Throws Error when colmap is missing, a stage fails (with the log's last line
 // and its path), is stopped, or registers nothing.
-ColmapRun run_colmap(const std::string& image_folder, const std::string& work_folder, size_t image_count,
-                     const ColmapOptions& options, const std::function<bool()>& should_stop);
+ColmapRun run_colmap(const std::string& image_folder, const std::string& work_folder,
+                     size_t image_count, const ColmapOptions& options,
+                     const std::function<bool()>& should_stop);
 
 // The COLMAP version line (`colmap -h` prints it first), or "" when colmap is not installed.
 std::string colmap_version();

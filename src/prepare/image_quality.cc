@@ -15,7 +15,9 @@ GrayImage to_gray(const RawImage& im) {
     const float unit = im.bit_depth == 16 ? 255.0f / 65535.0f : 1.0f;
     for (size_t i = 0; i < g.values.size(); ++i) {
         const size_t s = i * size_t(c);
-        auto at = [&](size_t k) { return im.bit_depth == 16 ? float(im.words[s + k]) : float(im.bytes[s + k]); };
+        auto at = [&](size_t k) {
+            return im.bit_depth == 16 ? float(im.words[s + k]) : float(im.bytes[s + k]);
+        };
         g.values[i] = (c >= 3 ? 0.299f * at(0) + 0.587f * at(1) + 0.114f * at(2) : at(0)) * unit;
     }
     return g;
@@ -29,7 +31,8 @@ double laplacian_variance(const GrayImage& g) {
         const float* row = g.values.data() + size_t(y) * w;
         double rs = 0, rs2 = 0;  // per-row partial sums keep the double adds short
         for (size_t x = 1; x + 1 < w; ++x) {
-            const double l = double(row[x - 1]) + row[x + 1] + row[x - w] + row[x + w] - 4.0 * row[x];
+            const double l =
+                double(row[x - 1]) + row[x + 1] + row[x - w] + row[x + w] - 4.0 * row[x];
             rs += l;
             rs2 += l * l;
         }

@@ -21,7 +21,8 @@ void pose_of(const Frame& f, Mat3d& r, Vec3d& c) {
 
 PoseComparison compare_poses(const Dataset& estimated, const Dataset& reference) {
     std::map<std::string, const Frame*> ref;
-    for (const Frame& f : reference.frames) ref[std::filesystem::path(f.image_path).filename().string()] = &f;
+    for (const Frame& f : reference.frames)
+        ref[std::filesystem::path(f.image_path).filename().string()] = &f;
     std::vector<Mat3d> re, rr;
     std::vector<Vec3d> ce, cr;
     for (const Frame& f : estimated.frames) {
@@ -36,7 +37,8 @@ PoseComparison compare_poses(const Dataset& estimated, const Dataset& reference)
     PoseComparison out;
     out.matched = re.size();
     if (out.matched < 3)
-        throw Error(estimated.json_path, "fewer than 3 frames share an image name with " + reference.json_path);
+        throw Error(estimated.json_path,
+                    "fewer than 3 frames share an image name with " + reference.json_path);
     out.estimated_to_reference = align_similarity(ce, cr);
     const Similarity& s = out.estimated_to_reference;
     Vec3d mean;

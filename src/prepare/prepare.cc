@@ -1,12 +1,12 @@
 #include "prepare/prepare.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/error.h"
@@ -30,7 +30,8 @@ constexpr size_t kMinImages = 3;
 
 bool is_photo(const fs::path& p) {
     std::string ext = p.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
     return ext == ".jpg" || ext == ".jpeg" || ext == ".png";
 }
 
@@ -56,7 +57,8 @@ std::string find_model_folder(const fs::path& input) {
 // The images folder next to a model: INPUT/images, or up to two folders above the model.
 std::string find_model_images(const fs::path& input, const fs::path& model) {
     std::error_code ec;
-    for (const fs::path& p : {input / "images", model.parent_path() / "images", model.parent_path().parent_path() / "images"})
+    for (const fs::path& p : {input / "images", model.parent_path() / "images",
+                              model.parent_path().parent_path() / "images"})
         if (fs::is_directory(p, ec)) return p.string();
     return "";
 }
@@ -101,7 +103,8 @@ void drop_unreadable(std::vector<CheckedImage>& images, PrepareResult& result) {
             kept.push_back(std::move(im));
             continue;
         }
-        std::fprintf(stderr, "prepare: warning: skipping %s: %s\n", im.path.c_str(), im.error.c_str());
+        std::fprintf(stderr, "prepare: warning: skipping %s: %s\n", im.path.c_str(),
+                     im.error.c_str());
         result.skipped.push_back(im.path + ": " + im.error);
     }
     images = std::move(kept);
@@ -112,7 +115,8 @@ void stage_file(const std::string& src, const fs::path& dst) {
     std::error_code ec;
     fs::create_directories(dst.parent_path(), ec);
     if (fs::exists(dst, ec)) {
-        if (fs::equivalent(src, dst, ec) || fs::file_size(src, ec) == fs::file_size(dst, ec)) return;
+        if (fs::equivalent(src, dst, ec) || fs::file_size(src, ec) == fs::file_size(dst, ec))
+            return;
         fs::remove(dst, ec);
     }
     fs::create_hard_link(src, dst, ec);
@@ -130,24 +134,30 @@ const char* kOurs[] = {"transforms.json", "images", "colmap", "unregistered.txt"
 void check_out_folder(const PrepareOptions& o, const fs::path& input) {
     std::error_code ec;
     const fs::path out(o.out);
-    if (fs::exists(out, ec) && !fs::is_directory(out, ec)) throw Error(o.out, "--out names a file; give a folder");
+    if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+        throw Error(o.out, "--out names a file; give a folder");
     const bool empty = !fs::exists(out, ec) || fs::is_empty(out, ec);
     if (empty) return;
     if (o.resume) {
         // Stopped before COLMAP started there is no database yet, only the staged images.
-        if (!fs::exists(out / "colmap" / "database.db", ec) && !fs::is_directory(out / "images", ec))
-            throw Error(o.out, "--resume: this folder holds no interrupted prepare (no colmap/database.db or images/)");
+        if (!fs::exists(out / "colmap" / "database.db", ec) &&
+            !fs::is_directory(out / "images", ec))
+            throw Error(o.out,
+                        "--resume: this folder holds no interrupted prepare (no colmap/database.db "
+                        "or images/)");
         return;
     }
     if (!o.force)
-        throw Error(o.out, "--out folder is not empty; add --force to replace an earlier prepare there, "
-                           "or --resume to continue an interrupted one");
+        throw Error(o.out,
+                    "--out folder is not empty; add --force to replace an earlier prepare there, "
+                    "or --resume to continue an interrupted one");
     const fs::path in = fs::weakly_canonical(input, ec);
     for (const char* name : kOurs) {
         const fs::path p = fs::weakly_canonical(out / name, ec);
         const auto rel = in.lexically_relative(p);
         if (!rel.empty() && *rel.begin() != "..")
-            throw Error(o.out, fmt::format("--force would delete the input {} (it is inside {})", input.string(), p.string()));
+            throw Error(o.out, fmt::format("--force would delete the input {} (it is inside {})",
+                                           input.string(), p.string()));
     }
 }
 
@@ -172,7 +182,8 @@ std::vector<CheckedImage> list_photos(const fs::path& folder) {
         photos.push_back(im);
     }
     if (ec) throw Error(folder.string(), "cannot list folder: " + ec.message());
-    std::sort(photos.begin(), photos.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    std::sort(photos.begin(), photos.end(),
+              [](const auto& a, const auto& b) { return a.name < b.name; });
     return photos;
 }
 
@@ -234,7 +245,9 @@ PrepareResult run_prepare(const PrepareOptions& o, const std::function<bool()>& 
     } else if (looks_like_video(o.input)) {
         result.input_kind = "video";
     } else {
-        throw Error(o.input, "is neither a folder of photos, a COLMAP model folder, nor a video (by its extension)");
+        throw Error(
+            o.input,
+            "is neither a folder of photos, a COLMAP model folder, nor a video (by its extension)");
     }
     check_out_folder(o, input);
 
@@ -243,24 +256,32 @@ PrepareResult run_prepare(const PrepareOptions& o, const std::function<bool()>& 
         const ColmapModel model = read_colmap_model(model_folder);
         const std::string image_folder = find_model_images(input, model_folder);
         if (image_folder.empty())
-            throw Error(model_folder, "no images folder next to this COLMAP model (looked for images/ beside sparse/)");
+            throw Error(
+                model_folder,
+                "no images folder next to this COLMAP model (looked for images/ beside sparse/)");
         for (const auto& im : model.images) {
             const fs::path p = fs::path(image_folder) / im.name;
             if (!fs::is_regular_file(p, ec))
-                throw Error(model_folder, fmt::format("image {} '{}' of the model is missing from {}", im.id, im.name, image_folder));
+                throw Error(model_folder,
+                            fmt::format("image {} '{}' of the model is missing from {}", im.id,
+                                        im.name, image_folder));
             CheckedImage ci;
             ci.path = p.string();
             ci.name = im.name;
             images.push_back(ci);
         }
-        std::fprintf(stderr, "prepare: COLMAP model %s (%zu images, %zu points), images in %s\n", model_folder.c_str(),
-                     model.images.size(), model.points.size(), image_folder.c_str());
+        std::fprintf(stderr, "prepare: COLMAP model %s (%zu images, %zu points), images in %s\n",
+                     model_folder.c_str(), model.images.size(), model.points.size(),
+                     image_folder.c_str());
         check_images(images, pool, "checking");
         drop_unreadable(images, result);
         if (images.size() < kMinImages)
-            throw Error(model_folder, fmt::format("only {} readable registered images; at least {} are needed", images.size(), kMinImages));
+            throw Error(model_folder,
+                        fmt::format("only {} readable registered images; at least {} are needed",
+                                    images.size(), kMinImages));
         for (const auto& p : list_photos(image_folder))
-            if (std::none_of(model.images.begin(), model.images.end(), [&](const auto& im) { return im.name == p.name; }))
+            if (std::none_of(model.images.begin(), model.images.end(),
+                             [&](const auto& im) { return im.name == p.name; }))
                 result.unregistered.push_back(p.name);
         make_out_folder(o);
         for (const auto& im : images) stage_file(im.path, images_out / im.name);
@@ -268,7 +289,8 @@ PrepareResult run_prepare(const PrepareOptions& o, const std::function<bool()>& 
         for (const char* f : {"cameras", "images", "points3D"})
             for (const char* ext : {".bin", ".txt"})
                 if (fs::exists(fs::path(model_folder) / (std::string(f) + ext), ec))
-                    fs::copy_file(fs::path(model_folder) / (std::string(f) + ext), work / "sparse" / "0" / (std::string(f) + ext),
+                    fs::copy_file(fs::path(model_folder) / (std::string(f) + ext),
+                                  work / "sparse" / "0" / (std::string(f) + ext),
                                   fs::copy_options::overwrite_existing, ec);
         model_folder = (work / "sparse" / "0").string();
         result.images = model.images.size();
@@ -276,18 +298,25 @@ PrepareResult run_prepare(const PrepareOptions& o, const std::function<bool()>& 
     } else {
         auto require_colmap = [] {
             if (colmap_version().empty())
-                throw Error("colmap", "not found on PATH: install Debian's colmap package (apt-get install colmap, or "
-                                      "bash scripts/setup.sh)");
+                throw Error("colmap",
+                            "not found on PATH: install Debian's colmap package (apt-get install "
+                            "colmap, or "
+                            "bash scripts/setup.sh)");
         };
         if (result.input_kind == "photos") {
             images = list_photos(input);
-            if (images.empty()) throw Error(o.input, "folder holds no JPEG or PNG photos (nor a COLMAP model)");
+            if (images.empty())
+                throw Error(o.input, "folder holds no JPEG or PNG photos (nor a COLMAP model)");
             if (images.size() < kMinImages)
-                throw Error(o.input, fmt::format("holds only {} photos; at least {} overlapping photos are needed", images.size(), kMinImages));
+                throw Error(
+                    o.input,
+                    fmt::format("holds only {} photos; at least {} overlapping photos are needed",
+                                images.size(), kMinImages));
             check_images(images, pool, "checking");
             drop_unreadable(images, result);
             if (images.size() < kMinImages)
-                throw Error(o.input, fmt::format("only {} readable photos; at least {} are needed", images.size(), kMinImages));
+                throw Error(o.input, fmt::format("only {} readable photos; at least {} are needed",
+                                                 images.size(), kMinImages));
             require_colmap();
             make_out_folder(o);
             for (const auto& im : images) stage_file(im.path, images_out / im.name);
@@ -295,22 +324,28 @@ PrepareResult run_prepare(const PrepareOptions& o, const std::function<bool()>& 
             probe_video(o.input);  // a video ffmpeg cannot read is refused before SCENE is touched
             require_colmap();
             make_out_folder(o);
-            std::vector<CheckedImage> existing = o.resume ? list_photos(images_out) : std::vector<CheckedImage>{};
+            std::vector<CheckedImage> existing =
+                o.resume ? list_photos(images_out) : std::vector<CheckedImage>{};
             if (!existing.empty()) {
-                std::fprintf(stderr, "prepare: --resume: reusing the %zu frames in %s\n", existing.size(), images_out.c_str());
+                std::fprintf(stderr, "prepare: --resume: reusing the %zu frames in %s\n",
+                             existing.size(), images_out.c_str());
                 check_images(existing, pool, "checking");
                 drop_unreadable(existing, result);
                 images = existing;
             } else {
                 Timer t;
-                const VideoFrames frames = extract_video_frames(o.input, images_out.string(), o.video, pool, should_stop);
+                const VideoFrames frames =
+                    extract_video_frames(o.input, images_out.string(), o.video, pool, should_stop);
                 result.stages.push_back({"frames", t.seconds()});
                 result.video_candidates = frames.candidates;
                 result.video_duplicates = frames.duplicates_dropped;
-                std::fprintf(stderr, "prepare: %s: %.1f s of %dx%d video at %.2f fps: kept %zu of %zu candidate frames "
-                             "(%zu near-duplicates dropped)\n", o.input.c_str(), frames.info.duration, frames.info.width,
-                             frames.info.height, frames.info.fps, frames.paths.size(), frames.candidates,
-                             frames.duplicates_dropped);
+                std::fprintf(stderr,
+                             "prepare: %s: %.1f s of %dx%d video at %.2f fps: kept %zu of %zu "
+                             "candidate frames "
+                             "(%zu near-duplicates dropped)\n",
+                             o.input.c_str(), frames.info.duration, frames.info.width,
+                             frames.info.height, frames.info.fps, frames.paths.size(),
+                             frames.candidates, frames.duplicates_dropped);
                 for (size_t i = 0; i < frames.paths.size(); ++i) {
                     CheckedImage im;
                     im.path = frames.paths[i];
@@ -322,19 +357,25 @@ PrepareResult run_prepare(const PrepareOptions& o, const std::function<bool()>& 
                 }
             }
             if (images.size() < kMinImages)
-                throw Error(o.input, fmt::format("gives only {} distinct frames; at least {} are needed (try a higher --fps)",
+                throw Error(o.input, fmt::format("gives only {} distinct frames; at least {} are "
+                                                 "needed (try a higher --fps)",
                                                  images.size(), kMinImages));
         }
         colmap.single_camera = o.single_camera.value_or(all_same_size(images));
         if (colmap.single_camera && !all_same_size(images))
-            throw Error("--single-camera", "the images differ in size, so they cannot share one camera");
-        colmap.matcher = o.matcher.value_or(result.input_kind == "video" ? "sequential" : "exhaustive");
+            throw Error("--single-camera",
+                        "the images differ in size, so they cannot share one camera");
+        colmap.matcher =
+            o.matcher.value_or(result.input_kind == "video" ? "sequential" : "exhaustive");
         result.images = images.size();
         fs::remove_all(work / "sparse", ec);  // a mapper run that was cut short
-        std::fprintf(stderr, "prepare: COLMAP on %zu images (%s matching, %s, %s, features on %d px)\n", images.size(),
-                     colmap.matcher.c_str(), colmap.single_camera ? "one camera" : "a camera per image",
+        std::fprintf(stderr,
+                     "prepare: COLMAP on %zu images (%s matching, %s, %s, features on %d px)\n",
+                     images.size(), colmap.matcher.c_str(),
+                     colmap.single_camera ? "one camera" : "a camera per image",
                      colmap.camera_model.c_str(), colmap.max_image_size);
-        const ColmapRun run = run_colmap(images_out.string(), work.string(), images.size(), colmap, should_stop);
+        const ColmapRun run =
+            run_colmap(images_out.string(), work.string(), images.size(), colmap, should_stop);
         model_folder = run.model_folder;
         result.models = run.models;
         for (const auto& s : run.stages) result.stages.push_back(s);
@@ -343,7 +384,8 @@ PrepareResult run_prepare(const PrepareOptions& o, const std::function<bool()>& 
     const ColmapModel model = read_colmap_model(model_folder);
     ConvertedScene scene = convert_colmap_model(model, images_out.string(), model_folder);
     std::map<std::string, double> sharpness;
-    for (const auto& im : images) sharpness[(images_out / im.name).lexically_normal().string()] = im.sharpness;
+    for (const auto& im : images)
+        sharpness[(images_out / im.name).lexically_normal().string()] = im.sharpness;
     std::vector<Frame> frames;
     for (Frame& f : scene.dataset.frames) {
         auto it = sharpness.find(f.image_path);
@@ -371,18 +413,22 @@ PrepareResult run_prepare(const PrepareOptions& o, const std::function<bool()>& 
         fs::remove(unregistered_txt, ec);
     }
     if (result.registered < kMinImages)
-        throw Error("colmap", fmt::format("registered only {} of {} images; at least {} are needed (the photos share too "
-                                          "few features: more overlap, sharper photos, or --matcher exhaustive); see {}",
-                                          result.registered, result.images, kMinImages, (work / "colmap.log").string()));
+        throw Error(
+            "colmap",
+            fmt::format(
+                "registered only {} of {} images; at least {} are needed (the photos share too "
+                "few features: more overlap, sharper photos, or --matcher exhaustive); see {}",
+                result.registered, result.images, kMinImages, (work / "colmap.log").string()));
 
     result.transforms = (out / "transforms.json").string();
-    nlohmann::json extra = {{"radiant_prepare",
-                             {{"input", o.input},
-                              {"colmap_model", fs::path(model_folder).lexically_relative(out).generic_string()},
-                              {"registered", result.registered},
-                              {"images", result.images},
-                              {"mean_reprojection_error_px", result.mean_reprojection_error},
-                              {"centre_from_points", scene.normalization.centre_from_points}}}};
+    nlohmann::json extra = {
+        {"radiant_prepare",
+         {{"input", o.input},
+          {"colmap_model", fs::path(model_folder).lexically_relative(out).generic_string()},
+          {"registered", result.registered},
+          {"images", result.images},
+          {"mean_reprojection_error_px", result.mean_reprojection_error},
+          {"centre_from_points", scene.normalization.centre_from_points}}}};
     save_transforms(result.transforms, scene.dataset, extra);  // last: its presence means success
     result.seconds = total.seconds();
     if (!o.report.empty()) write_report(o, result);

@@ -27,17 +27,17 @@ struct PrepareOptions {
     bool force = false;   // replace what an earlier prepare wrote into `out`
     bool resume = false;  // continue an interrupted prepare in `out`
     ColmapOptions colmap;
-    std::optional<bool> single_camera;  // default: when all images have the same size
-    std::optional<std::string> matcher; // default: exhaustive for photos, sequential for video
+    std::optional<bool> single_camera;   // default: when all images have the same size
+    std::optional<std::string> matcher;  // default: exhaustive for photos, sequential for video
     VideoFrameOptions video;
     int threads = 0;
     std::string report;  // JSON report path
 };
 
 struct PrepareResult {
-    std::string transforms;  // SCENE/transforms.json
-    std::string input_kind;  // photos | video | colmap
-    size_t images = 0;       // images given to COLMAP (or in the model)
+    std::string transforms;                 // SCENE/transforms.json
+    std::string input_kind;                 // photos | video | colmap
+    size_t images = 0;                      // images given to COLMAP (or in the model)
     std::vector<std::string> skipped;       // unreadable photos, with the reason
     std::vector<std::string> unregistered;  // image names COLMAP did not place
     size_t registered = 0;
@@ -45,7 +45,8 @@ struct PrepareResult {
     size_t points = 0;
     int models = 0;
     float aabb_scale = 0;
-    size_t video_candidates = 0, video_duplicates = 0;  // video: frames ffmpeg gave, near-duplicates dropped
+    size_t video_candidates = 0,
+           video_duplicates = 0;      // video: frames ffmpeg gave, near-duplicates dropped
     std::vector<ColmapStage> stages;  // seconds per stage, in order
     double seconds = 0;
 };

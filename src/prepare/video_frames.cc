@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kFfmpegHint = "install Debian's ffmpeg package (apt-get install ffmpeg, or bash scripts/setup.sh)";
+const char* kFfmpegHint =
+    "install Debian's ffmpeg package (apt-get install ffmpeg, or bash scripts/setup.sh)";
 
 double parse_rate(const std::string& s) {  // "30000/1001" or "25"
     unsigned long a = 0, b = 1;
@@ -33,8 +34,10 @@ double parse_rate(const std::string& s) {  // "30000/1001" or "25"
 
 bool looks_like_video(const std::string& path) {
     std::string ext = fs::path(path).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    for (const char* e : {".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".mts", ".m2ts", ".mpg", ".mpeg", ".wmv", ".3gp"})
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    for (const char* e : {".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".mts", ".m2ts", ".mpg",
+                          ".mpeg", ".wmv", ".3gp"})
         if (ext == e) return true;
     return false;
 }
@@ -48,8 +51,8 @@ VideoInfo probe_video(const std::string& video) {
             if (!partial) out.emplace_back(l);
         };
         r = run_subprocess({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                            "stream=width,height,avg_frame_rate:format=duration", "-of", "default=noprint_wrappers=1",
-                            video},
+                            "stream=width,height,avg_frame_rate:format=duration", "-of",
+                            "default=noprint_wrappers=1", video},
                            so);
     } catch (const Error&) {
         throw Error(video, std::string("ffprobe is not installed: ") + kFfmpegHint);
@@ -68,15 +71,17 @@ VideoInfo probe_video(const std::string& video) {
         if (key == "avg_frame_rate") info.fps = parse_rate(value);
         if (key == "duration") info.duration = std::atof(value.c_str());
     }
-    if (info.width <= 0 || info.height <= 0) throw Error(video, "ffmpeg finds no video stream in this file");
+    if (info.width <= 0 || info.height <= 0)
+        throw Error(video, "ffmpeg finds no video stream in this file");
     if (!(info.duration > 0) || !std::isfinite(info.duration))
         throw Error(video, "ffmpeg cannot tell this video's duration");
     if (!(info.fps > 0) || !std::isfinite(info.fps)) info.fps = 30;
     return info;
 }
 
-VideoFrames extract_video_frames(const std::string& video, const std::string& out_folder, const VideoFrameOptions& o,
-                                 ThreadPool& pool, const std::function<bool()>& should_stop) {
+VideoFrames extract_video_frames(const std::string& video, const std::string& out_folder,
+                                 const VideoFrameOptions& o, ThreadPool& pool,
+                                 const std::function<bool()>& should_stop) {
     VideoFrames result;
     result.info = probe_video(video);
     const VideoInfo& info = result.info;
@@ -84,7 +89,8 @@ VideoFrames extract_video_frames(const std::string& video, const std::string& ou
     if (!(keep_fps > 0)) throw Error("--fps", "must be positive");
     const double candidate_fps = std::min(keep_fps * std::max(o.oversample, 1), info.fps);
 
-    const fs::path tmp = fs::path(out_folder).parent_path() / (".video_candidates_" + std::to_string(::getpid()));
+    const fs::path tmp =
+        fs::path(out_folder).parent_path() / (".video_candidates_" + std::to_string(::getpid()));
     std::error_code ec;
     fs::remove_all(tmp, ec);
     fs::create_directories(tmp, ec);
@@ -119,7 +125,9 @@ VideoFrames extract_video_frames(const std::string& video, const std::string& ou
          fmt::format("fps={:.6f}", candidate_fps), "-q:v", "2", (tmp / "c_%06d.jpg").string()},
         so);
     if (r.stopped) throw Interrupted("frame extraction stopped");
-    if (!r.ok()) throw Error(video, "ffmpeg failed to extract frames: " + (tail.empty() ? std::string("unknown error") : tail.back()));
+    if (!r.ok())
+        throw Error(video, "ffmpeg failed to extract frames: " +
+                               (tail.empty() ? std::string("unknown error") : tail.back()));
     std::vector<std::string> candidates;
     for (const auto& e : fs::directory_iterator(tmp, ec))
         if (e.path().extension() == ".jpg") candidates.push_back(e.path().string());
@@ -149,14 +157,18 @@ VideoFrames extract_video_frames(const std::string& video, const std::string& ou
     std::vector<size_t> kept;
     for (size_t i = 0; i < candidates.size(); ++i) {
         const size_t window = size_t(double(i) * keep_fps / candidate_fps + 1e-9);
-        const size_t prev_window = i ? size_t(double(i - 1) * keep_fps / candidate_fps + 1e-9) : size_t(-1);
-        if (kept.empty() || window != prev_window) kept.push_back(i);
-        else if (sharp[i] > sharp[kept.back()]) kept.back() = i;
+        const size_t prev_window =
+            i ? size_t(double(i - 1) * keep_fps / candidate_fps + 1e-9) : size_t(-1);
+        if (kept.empty() || window != prev_window)
+            kept.push_back(i);
+        else if (sharp[i] > sharp[kept.back()])
+            kept.back() = i;
     }
     // Near-duplicates of the frame kept before them add no viewpoint.
     std::vector<size_t> distinct;
     for (size_t i : kept) {
-        if (!distinct.empty() && thumbnail_difference(thumbs[i], thumbs[distinct.back()]) < o.duplicate_threshold) {
+        if (!distinct.empty() &&
+            thumbnail_difference(thumbs[i], thumbs[distinct.back()]) < o.duplicate_threshold) {
             ++result.duplicates_dropped;
             if (sharp[i] > sharp[distinct.back()]) distinct.back() = i;  // keep the sharper copy
             continue;
@@ -166,7 +178,8 @@ VideoFrames extract_video_frames(const std::string& video, const std::string& ou
     for (size_t k = 0; k < distinct.size(); ++k) {
         const fs::path dst = fs::path(out_folder) / fmt::format("frame_{:05d}.jpg", k + 1);
         fs::rename(candidates[distinct[k]], dst, ec);
-        if (ec) fs::copy_file(candidates[distinct[k]], dst, fs::copy_options::overwrite_existing, ec);
+        if (ec)
+            fs::copy_file(candidates[distinct[k]], dst, fs::copy_options::overwrite_existing, ec);
         if (ec) throw Error(dst.string(), "cannot write: " + ec.message());
         result.paths.push_back(dst.string());
         result.sharpness.push_back(sharp[distinct[k]]);

@@ -13,9 +13,9 @@
 namespace radiant {
 
 struct VideoFrameOptions {
-    double fps = 2.0;   // frames kept per second of video (when frames == 0)
-    int frames = 0;     // or about this many frames over the whole video
-    int oversample = 3; // candidates per kept frame (capped by the video's own frame rate)
+    double fps = 2.0;    // frames kept per second of video (when frames == 0)
+    int frames = 0;      // or about this many frames over the whole video
+    int oversample = 3;  // candidates per kept frame (capped by the video's own frame rate)
     double duplicate_threshold = 1.0;  // mean luma difference (0..255) of 32x32 thumbnails
 };
 

@@ -8,7 +8,8 @@ namespace radiant {
 namespace {
 
 bool no_distortion(const CameraIntrinsics& c) {
-    return c.k1 == 0 && c.k2 == 0 && c.k3 == 0 && c.k4 == 0 && (c.fisheye || (c.p1 == 0 && c.p2 == 0));
+    return c.k1 == 0 && c.k2 == 0 && c.k3 == 0 && c.k4 == 0 &&
+           (c.fisheye || (c.p1 == 0 && c.p2 == 0));
 }
 
 // Fisheye: theta_d = theta (1 + k1 theta^2 + k2 theta^4 + k3 theta^6 + k4 theta^8).
@@ -100,10 +101,12 @@ Ray camera_ray(const CameraIntrinsics& camera, const std::array<float, 16>& m,
 }
 
 Vec3 camera_origin(const std::array<float, 16>& m, const SceneTransform& scene) {
-    return {m[3] * scene.scale + scene.offset.x, m[7] * scene.scale + scene.offset.y, m[11] * scene.scale + scene.offset.z};
+    return {m[3] * scene.scale + scene.offset.x, m[7] * scene.scale + scene.offset.y,
+            m[11] * scene.scale + scene.offset.z};
 }
 
-float pixel_footprint(const CameraIntrinsics& camera, const std::array<float, 16>& m, const SceneTransform& scene) {
+float pixel_footprint(const CameraIntrinsics& camera, const std::array<float, 16>& m,
+                      const SceneTransform& scene) {
     const Vec3 o = camera_origin(m, scene);
     const float dx = o.x - 0.5f, dy = o.y - 0.5f, dz = o.z - 0.5f;
     const float focal = 0.5f * (camera.fl_x + camera.fl_y);

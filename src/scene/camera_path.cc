@@ -16,7 +16,8 @@ namespace {
 
 double catmull_rom(double p0, double p1, double p2, double p3, double t) {
     const double t2 = t * t, t3 = t2 * t;
-    return 0.5 * (2 * p1 + (-p0 + p2) * t + (2 * p0 - 5 * p1 + 4 * p2 - p3) * t2 + (-p0 + 3 * p1 - 3 * p2 + p3) * t3);
+    return 0.5 * (2 * p1 + (-p0 + p2) * t + (2 * p0 - 5 * p1 + 4 * p2 - p3) * t2 +
+                  (-p0 + 3 * p1 - 3 * p2 + p3) * t3);
 }
 
 }  // namespace
@@ -46,27 +47,37 @@ CameraPath camera_path_from_json(const nlohmann::json& j, const std::string& sou
     for (size_t i = 0; i < j["keyframes"].size(); ++i) {
         const auto& k = j["keyframes"][i];
         const std::string where = fmt::format("keyframe {}: ", i);
-        if (!k.is_object() || !k.contains("transform_matrix")) throw Error(source, where + "missing 'transform_matrix'");
+        if (!k.is_object() || !k.contains("transform_matrix"))
+            throw Error(source, where + "missing 'transform_matrix'");
         const auto& m = k["transform_matrix"];
-        if (!m.is_array() || m.size() < 3) throw Error(source, where + "'transform_matrix' must be a 4x4 array of numbers");
+        if (!m.is_array() || m.size() < 3)
+            throw Error(source, where + "'transform_matrix' must be a 4x4 array of numbers");
         CameraKeyframe kf;
         for (int r = 0; r < 3; ++r) {
-            if (!m[size_t(r)].is_array() || m[size_t(r)].size() != 4) throw Error(source, where + "'transform_matrix' must be a 4x4 array of numbers");
+            if (!m[size_t(r)].is_array() || m[size_t(r)].size() != 4)
+                throw Error(source, where + "'transform_matrix' must be a 4x4 array of numbers");
             for (int c = 0; c < 4; ++c) {
                 const auto& v = m[size_t(r)][size_t(c)];
-                if (!v.is_number() || !std::isfinite(v.get<double>())) throw Error(source, where + "'transform_matrix' must hold finite numbers");
+                if (!v.is_number() || !std::isfinite(v.get<double>()))
+                    throw Error(source, where + "'transform_matrix' must hold finite numbers");
                 if (c < 3) kf.rotation(r, c) = v.get<double>();
             }
-            (r == 0 ? kf.position.x : r == 1 ? kf.position.y : kf.position.z) = m[size_t(r)][3].get<double>();
+            (r == 0   ? kf.position.x
+             : r == 1 ? kf.position.y
+                      : kf.position.z) = m[size_t(r)][3].get<double>();
         }
         const Mat3d rtr = kf.rotation.transposed() * kf.rotation;
         for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b)
                 if (std::abs(rtr(a, b) - (a == b ? 1.0 : 0.0)) > 1e-3)
-                    throw Error(source, where + "'transform_matrix' does not hold a rotation (columns must be orthonormal)");
-        if (kf.rotation.determinant() < 0) throw Error(source, where + "'transform_matrix' is a reflection, not a rotation");
+                    throw Error(source, where +
+                                            "'transform_matrix' does not hold a rotation (columns "
+                                            "must be orthonormal)");
+        if (kf.rotation.determinant() < 0)
+            throw Error(source, where + "'transform_matrix' is a reflection, not a rotation");
         if (k.contains("camera_angle_x")) {
-            if (!k["camera_angle_x"].is_number() || !(k["camera_angle_x"].get<double>() > 0.01 && k["camera_angle_x"].get<double>() < 3.1))
+            if (!k["camera_angle_x"].is_number() || !(k["camera_angle_x"].get<double>() > 0.01 &&
+                                                      k["camera_angle_x"].get<double>() < 3.1))
                 throw Error(source, where + "'camera_angle_x' must be in (0.01, 3.1) radians");
             kf.fov_x = k["camera_angle_x"].get<double>();
         }
@@ -80,11 +91,19 @@ nlohmann::json camera_path_to_json(const CameraPath& p) {
     for (const auto& k : p.keyframes) {
         const auto m = keyframe_matrix(k);
         nlohmann::json rows = nlohmann::json::array();
-        for (int r = 0; r < 4; ++r) rows.push_back({m[size_t(4 * r)], m[size_t(4 * r + 1)], m[size_t(4 * r + 2)], m[size_t(4 * r + 3)]});
+        for (int r = 0; r < 4; ++r)
+            rows.push_back({m[size_t(4 * r)], m[size_t(4 * r + 1)], m[size_t(4 * r + 2)],
+                            m[size_t(4 * r + 3)]});
         keys.push_back({{"transform_matrix", rows}, {"camera_angle_x", k.fov_x}});
     }
-    return {{"format", "radiant-camera-path"}, {"version", 1}, {"width", p.width}, {"height", p.height}, {"fps", p.fps},
-            {"seconds", p.seconds}, {"loop", p.loop}, {"keyframes", keys}};
+    return {{"format", "radiant-camera-path"},
+            {"version", 1},
+            {"width", p.width},
+            {"height", p.height},
+            {"fps", p.fps},
+            {"seconds", p.seconds},
+            {"loop", p.loop},
+            {"keyframes", keys}};
 }
 
 CameraPath load_camera_path(const std::string& path) {
@@ -116,7 +135,8 @@ CameraKeyframe sample_camera_path(const CameraPath& p, double u) {
     const CameraKeyframe &k0 = at(i - 1), &k1 = at(i), &k2 = at(i + 1), &k3 = at(i + 2);
     CameraKeyframe out;
     for (int a = 0; a < 3; ++a) {
-        const double v = catmull_rom(k0.position[a], k1.position[a], k2.position[a], k3.position[a], t);
+        const double v =
+            catmull_rom(k0.position[a], k1.position[a], k2.position[a], k3.position[a], t);
         (a == 0 ? out.position.x : a == 1 ? out.position.y : out.position.z) = v;
     }
     out.fov_x = catmull_rom(k0.fov_x, k1.fov_x, k2.fov_x, k3.fov_x, t);
@@ -128,10 +148,12 @@ CameraKeyframe sample_camera_path(const CameraPath& p, double u) {
             for (double& c : q) c = -c;
         return q;
     };
-    const auto q0 = align(rotation_to_quaternion(k0.rotation)), q2 = align(rotation_to_quaternion(k2.rotation));
+    const auto q0 = align(rotation_to_quaternion(k0.rotation)),
+               q2 = align(rotation_to_quaternion(k2.rotation));
     const auto q3 = align(rotation_to_quaternion(k3.rotation));
     std::array<double, 4> q;
-    for (int c = 0; c < 4; ++c) q[size_t(c)] = catmull_rom(q0[size_t(c)], q1[size_t(c)], q2[size_t(c)], q3[size_t(c)], t);
+    for (int c = 0; c < 4; ++c)
+        q[size_t(c)] = catmull_rom(q0[size_t(c)], q1[size_t(c)], q2[size_t(c)], q3[size_t(c)], t);
     out.rotation = quaternion_to_rotation(q[0], q[1], q[2], q[3]);
     return out;
 }

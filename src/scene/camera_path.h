@@ -5,14 +5,14 @@
 // passes through every keyframe with continuous velocity.
 //
 // File: {"format": "radiant-camera-path", "version": 1, "width": W, "height": H, "fps": F,
-//        "seconds": S, "loop": false, "keyframes": [{"transform_matrix": 4x4, "camera_angle_x": a}]}
+//        "seconds": S, "loop": false, "keyframes": [{"transform_matrix": 4x4, "camera_angle_x":
+//        a}]}
 #pragma once
 
 #include <array>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/geometry.h"
 

@@ -28,9 +28,10 @@ size_t samples_in_front(const float* sigma, const float* dt, size_t n, float min
 
 void composite_backward(const float* sigma, const float* rgb, const float* dt, size_t n,
                         const float background[3], const CompositeResult& forward,
-                        const float d_color[3], float* d_sigma, float* d_rgb,
-                        float* d_background, float /*min_transmittance*/) {
-    // dC/dsigma_k = dt_k (T_{k+1} c_k - S_k), S_k = sum_{i>k} w_i c_i + T_n bg = C - sum_{i<=k} w_i c_i.
+                        const float d_color[3], float* d_sigma, float* d_rgb, float* d_background,
+                        float /*min_transmittance*/) {
+    // dC/dsigma_k = dt_k (T_{k+1} c_k - S_k), S_k = sum_{i>k} w_i c_i + T_n bg = C - sum_{i<=k} w_i
+    // c_i.
     Transmittance T;
     float prefix[3] = {0, 0, 0};  // sum_{i<=k} w_i c_i
     for (size_t i = 0; i < n; ++i) {
@@ -55,7 +56,8 @@ void composite_backward(const float* sigma, const float* rgb, const float* dt, s
     (void)background;
 }
 
-void scale_near_camera_gradients(const float* t, size_t n, float distance, float* d_sigma, float* d_rgb) {
+void scale_near_camera_gradients(const float* t, size_t n, float distance, float* d_sigma,
+                                 float* d_rgb) {
     if (distance <= 0.0f) return;
     const float inv = 1.0f / distance;
     for (size_t i = 0; i < n; ++i) {

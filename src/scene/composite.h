@@ -44,18 +44,20 @@ struct CompositeResult {
 };
 
 CompositeResult composite_forward(const float* sigma, const float* rgb, const float* dt, size_t n,
-                                  const float background[3], float min_transmittance = kMinTransmittance);
+                                  const float background[3],
+                                  float min_transmittance = kMinTransmittance);
 
 // How many of the n samples composite_forward composites (its samples_used) from the
 // densities alone: the trainer drops the rest before the colour is known.
-size_t samples_in_front(const float* sigma, const float* dt, size_t n, float min_transmittance = kMinTransmittance);
+size_t samples_in_front(const float* sigma, const float* dt, size_t n,
+                        float min_transmittance = kMinTransmittance);
 
 // Given dL/dC, writes dL/dsigma_i and dL/dc_i (3 per sample) for every sample (zero after
 // early termination) and dL/dbackground (3) when d_background is not null.
 void composite_backward(const float* sigma, const float* rgb, const float* dt, size_t n,
                         const float background[3], const CompositeResult& forward,
-                        const float d_color[3], float* d_sigma, float* d_rgb,
-                        float* d_background, float min_transmittance = kMinTransmittance);
+                        const float d_color[3], float* d_sigma, float* d_rgb, float* d_background,
+                        float min_transmittance = kMinTransmittance);
 
 // Gradient scaling near the camera (Philip and Deschaintre, "Floaters No More", EGSR 2023):
 // multiplies dL/dsigma_i and dL/dc_i of the samples closer than `distance` to the ray's origin
@@ -63,6 +65,7 @@ void composite_backward(const float* sigma, const float* rgb, const float* dt, s
 // volume falls as 1 / t^2), so without it that space gets far more gradient than the scene
 // further away, and a photo's rays can explain themselves with fog just in front of their own
 // camera: floaters a held-out view then looks through. distance <= 0: no scaling.
-void scale_near_camera_gradients(const float* t, size_t n, float distance, float* d_sigma, float* d_rgb);
+void scale_near_camera_gradients(const float* t, size_t n, float distance, float* d_sigma,
+                                 float* d_rgb);
 
 }  // namespace radiant

@@ -12,7 +12,9 @@ Vec3 column(const std::array<float, 16>& m, int c, float sign) {
 }
 
 float dot(const Vec3& a, const Vec3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-Vec3 cross(const Vec3& a, const Vec3& b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+Vec3 cross(const Vec3& a, const Vec3& b) {
+    return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
 Vec3 sub(const Vec3& a, const Vec3& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
 
 // The five planes a frustum's inside lies on the positive side of (unit normals through the
@@ -32,12 +34,15 @@ FrustumPlanes planes_of(const ViewFrustum& f) {
     // it is inside where n . q >= 0 for n = (0, 0, 1) (in front), (1, 0, -x_lo) (x/z >= x_lo),
     // and so on. In the unit-cube frame that plane's normal is A^-T n = (n.x (down x forward) +
     // n.y (forward x right) + n.z (right x down)) / det A.
-    const Vec3 a = cross(f.down, f.forward), b = cross(f.forward, f.right), c = cross(f.right, f.down);
+    const Vec3 a = cross(f.down, f.forward), b = cross(f.forward, f.right),
+               c = cross(f.right, f.down);
     const float det = dot(f.right, a);
-    const float n_cam[5][3] = {{0, 0, 1}, {1, 0, -f.x_lo}, {-1, 0, f.x_hi}, {0, 1, -f.y_lo}, {0, -1, f.y_hi}};
+    const float n_cam[5][3] = {
+        {0, 0, 1}, {1, 0, -f.x_lo}, {-1, 0, f.x_hi}, {0, 1, -f.y_lo}, {0, -1, f.y_hi}};
     for (int i = 0; i < 5; ++i) {
         const float* n = n_cam[i];
-        const Vec3 w{(n[0] * a.x + n[1] * b.x + n[2] * c.x) / det, (n[0] * a.y + n[1] * b.y + n[2] * c.y) / det,
+        const Vec3 w{(n[0] * a.x + n[1] * b.x + n[2] * c.x) / det,
+                     (n[0] * a.y + n[1] * b.y + n[2] * c.y) / det,
                      (n[0] * a.z + n[1] * b.z + n[2] * c.z) / det};
         const float len = std::sqrt(dot(w, w));
         if (!(len > 0) || !std::isfinite(len)) {  // a singular pose
@@ -60,8 +65,23 @@ bool meets(const FrustumPlanes& p, const Vec3& centre, float radius) {
 }  // namespace
 
 void ViewFrustum::pack(float* out) const {
-    const float v[kFloats] = {origin.x, origin.y, origin.z, right.x, right.y, right.z, down.x, down.y, down.z,
-                              forward.x, forward.y, forward.z, x_lo, x_hi, y_lo, y_hi, sees_everything ? 1.0f : 0.0f};
+    const float v[kFloats] = {origin.x,
+                              origin.y,
+                              origin.z,
+                              right.x,
+                              right.y,
+                              right.z,
+                              down.x,
+                              down.y,
+                              down.z,
+                              forward.x,
+                              forward.y,
+                              forward.z,
+                              x_lo,
+                              x_hi,
+                              y_lo,
+                              y_hi,
+                              sees_everything ? 1.0f : 0.0f};
     std::copy_n(v, kFloats, out);
 }
 
@@ -76,7 +96,8 @@ ViewFrustum ViewFrustum::unpack(const float* v) {
     return f;
 }
 
-ViewFrustum view_frustum(const CameraIntrinsics& camera, const std::array<float, 16>& m, const SceneTransform& scene) {
+ViewFrustum view_frustum(const CameraIntrinsics& camera, const std::array<float, 16>& m,
+                         const SceneTransform& scene) {
     ViewFrustum f;
     f.origin = camera_origin(m, scene);
     // As camera_ray: OpenCV's (x, y, 1) goes to x c0 - y c1 - c2 (OpenGL pose columns).
@@ -97,7 +118,8 @@ ViewFrustum view_frustum(const CameraIntrinsics& camera, const std::array<float,
         if (check_inverse) {
             float ud, vd;
             distort(camera, u, v, ud, vd);
-            if (!(std::abs(ud * camera.fl_x + camera.cx - px) < 0.5f && std::abs(vd * camera.fl_y + camera.cy - py) < 0.5f))
+            if (!(std::abs(ud * camera.fl_x + camera.cx - px) < 0.5f &&
+                  std::abs(vd * camera.fl_y + camera.cy - py) < 0.5f))
                 f.sees_everything = true;
         }
         f.x_lo = first ? u : std::min(f.x_lo, u), f.x_hi = first ? u : std::max(f.x_hi, u);
@@ -108,7 +130,8 @@ ViewFrustum view_frustum(const CameraIntrinsics& camera, const std::array<float,
     for (int j = 0; j <= kSteps; ++j)
         for (int i = 0; i <= kSteps; ++i) take(w * float(i) / kSteps, h * float(j) / kSteps);
     // A pixel's worth of slack on every side, for the spacing of the samples.
-    const float slack_x = 1.0f / std::max(camera.fl_x, 1.0f), slack_y = 1.0f / std::max(camera.fl_y, 1.0f);
+    const float slack_x = 1.0f / std::max(camera.fl_x, 1.0f),
+                slack_y = 1.0f / std::max(camera.fl_y, 1.0f);
     f.x_lo -= slack_x, f.x_hi += slack_x, f.y_lo -= slack_y, f.y_hi += slack_y;
     return f;
 }
@@ -131,10 +154,13 @@ std::vector<uint8_t> cells_seen_by(const OccupancyGrid& grid, const std::vector<
     // that saw the previous cell is tried first: neighbouring cells share views.
     pool.parallel_for_dynamic(size_t(K) * size_t(n) * size_t(n) * size_t(n), [&](size_t task, int) {
         const int k = int(task / (size_t(n) * n * n));
-        const int bz = int(task / (size_t(n) * n) % size_t(n)), by = int(task / size_t(n) % size_t(n)), bx = int(task % size_t(n));
+        const int bz = int(task / (size_t(n) * n) % size_t(n)),
+                  by = int(task / size_t(n) % size_t(n)), bx = int(task % size_t(n));
         const float size = float(1 << k), lo = 0.5f - 0.5f * size, step = size / float(R);
-        const float cell_radius = 0.5f * std::sqrt(3.0f) * step, block_radius = float(B) * cell_radius;
-        const Vec3 block_centre{lo + (float(bx) + 0.5f) * float(B) * step, lo + (float(by) + 0.5f) * float(B) * step,
+        const float cell_radius = 0.5f * std::sqrt(3.0f) * step,
+                    block_radius = float(B) * cell_radius;
+        const Vec3 block_centre{lo + (float(bx) + 0.5f) * float(B) * step,
+                                lo + (float(by) + 0.5f) * float(B) * step,
                                 lo + (float(bz) + 0.5f) * float(B) * step};
         std::vector<uint32_t> near;
         for (size_t v = 0; v < planes.size(); ++v)
@@ -144,13 +170,15 @@ std::vector<uint8_t> cells_seen_by(const OccupancyGrid& grid, const std::vector<
         for (int z = bz * B; z < (bz + 1) * B; ++z)
             for (int y = by * B; y < (by + 1) * B; ++y)
                 for (int x = bx * B; x < (bx + 1) * B; ++x) {
-                    const Vec3 c{lo + (float(x) + 0.5f) * step, lo + (float(y) + 0.5f) * step, lo + (float(z) + 0.5f) * step};
+                    const Vec3 c{lo + (float(x) + 0.5f) * step, lo + (float(y) + 0.5f) * step,
+                                 lo + (float(z) + 0.5f) * step};
                     uint8_t hit = 0;
                     for (size_t i = 0; i < near.size() && !hit; ++i) {
                         const size_t v = (last + i) % near.size();
                         if (meets(planes[near[v]], c, cell_radius)) hit = 1, last = v;
                     }
-                    seen[size_t(k) * cells + (size_t(z) * size_t(R) + size_t(y)) * size_t(R) + size_t(x)] = hit;
+                    seen[size_t(k) * cells + (size_t(z) * size_t(R) + size_t(y)) * size_t(R) +
+                         size_t(x)] = hit;
                 }
     });
     return seen;

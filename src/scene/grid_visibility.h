@@ -37,8 +37,8 @@ struct ViewFrustum {
     static ViewFrustum unpack(const float* in);
 };
 
-ViewFrustum view_frustum(const CameraIntrinsics& camera, const std::array<float, 16>& camera_to_world,
-                         const SceneTransform& scene);
+ViewFrustum view_frustum(const CameraIntrinsics& camera,
+                         const std::array<float, 16>& camera_to_world, const SceneTransform& scene);
 
 // Whether a sphere (unit-cube frame) meets the frustum.
 bool frustum_meets_sphere(const ViewFrustum& f, const Vec3& centre, float radius);

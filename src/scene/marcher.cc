@@ -32,8 +32,10 @@ float exit_distance(const Ray& r, const Vec3& lo, const Vec3& hi) {
     const float l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
     float t = std::numeric_limits<float>::infinity();
     for (int a = 0; a < 3; ++a) {
-        if (d[a] > 1e-12f) t = std::min(t, (h[a] - o[a]) / d[a]);
-        else if (d[a] < -1e-12f) t = std::min(t, (l[a] - o[a]) / d[a]);
+        if (d[a] > 1e-12f)
+            t = std::min(t, (h[a] - o[a]) / d[a]);
+        else if (d[a] < -1e-12f)
+            t = std::min(t, (l[a] - o[a]) / d[a]);
     }
     return t;
 }
@@ -45,7 +47,8 @@ size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchC
     if (!cursor.started) {
         cursor.started = true;
         const float half = 0.5f * float(1 << (K - 1));
-        if (!intersect_box(ray, 0.5f - half, 0.5f + half, cursor.t, cursor.t_end)) cursor.done = true;
+        if (!intersect_box(ray, 0.5f - half, 0.5f + half, cursor.t, cursor.t_end))
+            cursor.done = true;
     }
     const int R = grid.config().resolution, B = grid.block_size();
     float t = cursor.t;
@@ -65,7 +68,8 @@ size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchC
         const float size = float(1 << k), origin = 0.5f - 0.5f * size, cell_size = size / float(R);
         const auto [x, y, z] = grid.cell_coords(p, k);
         // Step: min_step, growing with distance, capped at this cascade's cell size.
-        const float dt = std::clamp(t * cfg.cone_angle, cfg.min_step, std::max(cfg.min_step, cell_size));
+        const float dt =
+            std::clamp(t * cfg.cone_angle, cfg.min_step, std::max(cfg.min_step, cell_size));
         const int radius = grid.empty_radius(k, x, y, z);
         if (radius == 0) {  // occupied
             out[count++] = {p, t, dt};
@@ -77,15 +81,19 @@ size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchC
         // cascade), or of the cell's whole block when that is empty and reaches further (plus a
         // hair, so the next lookup lands in the next cell).
         const int r = radius - 1;
-        const Vec3 lo{origin + float(std::max(x - r, 0)) * cell_size, origin + float(std::max(y - r, 0)) * cell_size,
+        const Vec3 lo{origin + float(std::max(x - r, 0)) * cell_size,
+                      origin + float(std::max(y - r, 0)) * cell_size,
                       origin + float(std::max(z - r, 0)) * cell_size};
-        const Vec3 hi{origin + float(std::min(x + r + 1, R)) * cell_size, origin + float(std::min(y + r + 1, R)) * cell_size,
+        const Vec3 hi{origin + float(std::min(x + r + 1, R)) * cell_size,
+                      origin + float(std::min(y + r + 1, R)) * cell_size,
                       origin + float(std::min(z + r + 1, R)) * cell_size};
         float exit = exit_distance(ray, lo, hi);
         if (B > 1 && r + 1 < B && !grid.occupied_block(k, x / B, y / B, z / B)) {
             const int bx = x - x % B, by = y - y % B, bz = z - z % B;
-            const Vec3 blo{origin + float(bx) * cell_size, origin + float(by) * cell_size, origin + float(bz) * cell_size};
-            const Vec3 bhi{blo.x + float(B) * cell_size, blo.y + float(B) * cell_size, blo.z + float(B) * cell_size};
+            const Vec3 blo{origin + float(bx) * cell_size, origin + float(by) * cell_size,
+                           origin + float(bz) * cell_size};
+            const Vec3 bhi{blo.x + float(B) * cell_size, blo.y + float(B) * cell_size,
+                           blo.z + float(B) * cell_size};
             exit = std::max(exit, exit_distance(ray, blo, bhi));
         }
         t = std::max(t + 1e-6f, exit + 1e-5f * cell_size);

@@ -7,10 +7,9 @@
 // per ray.
 #pragma once
 
-#include "core/aligned.h"
-
 #include <cstddef>
 
+#include "core/aligned.h"
 #include "scene/camera.h"
 #include "scene/occupancy_grid.h"
 
@@ -29,8 +28,7 @@ struct RaySample {
 };
 
 // Writes up to cfg.max_samples samples in increasing t; returns how many.
-size_t march_ray(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg,
-                 RaySample* out);
+size_t march_ray(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg, RaySample* out);
 
 // Incremental marching: repeated calls with one cursor return the ray's samples (the same ones
 // march_ray gives, in order) at most `max_count` at a time, so a renderer can stop marching a

@@ -52,13 +52,15 @@ namespace {
 // Every item writes only its own results, so nothing depends on the thread count.
 template <class F>
 void for_each_item(ThreadPool* pool, size_t n, F&& f) {
-    if (pool && pool->size() > 1) pool->parallel_for_dynamic(n, [&](size_t i, int) { f(i); });
+    if (pool && pool->size() > 1)
+        pool->parallel_for_dynamic(n, [&](size_t i, int) { f(i); });
     else
         for (size_t i = 0; i < n; ++i) f(i);
 }
 }  // namespace
 
-void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, uint64_t round, ThreadPool* pool) {
+void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, uint64_t round,
+                           ThreadPool* pool) {
     const int R = m_config.resolution;
     const size_t plane = size_t(R) * size_t(R), n_planes = m_density.size() / plane;
     // Dense cells are held between their rounds (see dense_refresh).
@@ -87,13 +89,17 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, ui
         for_each_item(pool, n_planes, [&](size_t p) {
             for (size_t i = p * plane; i < (p + 1) * plane; ++i) {
                 if (m_density[i] < 0) continue;
-                if (!m_bits[i]) ++plane_empty[p];
-                else plane_candidates[p] += !held(i);
+                if (!m_bits[i])
+                    ++plane_empty[p];
+                else
+                    plane_candidates[p] += !held(i);
             }
         });
-    const size_t candidates = std::accumulate(plane_candidates.begin(), plane_candidates.end(), size_t(0));
+    const size_t candidates =
+        std::accumulate(plane_candidates.begin(), plane_candidates.end(), size_t(0));
     const bool thin_occupied = !warmup && 4 * candidates > m_live;
-    const uint32_t keep_occupied = thin_occupied ? uint32_t(double(m_live) / 4.0 / double(candidates) * 4294967295.0) : 0;
+    const uint32_t keep_occupied =
+        thin_occupied ? uint32_t(double(m_live) / 4.0 / double(candidates) * 4294967295.0) : 0;
     // Cells and jittered points come from one stream in cell order: a draw per live empty
     // cell (its remainder by 4 or far_empty_every, which divide 2^32, as next_below() would
     // give without rejecting), one per candidate occupied cell when those are thinned, then
@@ -111,7 +117,8 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, ui
     first_draw.assign(n_planes + 1, 0);
     first_pick.assign(n_planes + 1, 0);
     for (size_t p = 0; p < n_planes; ++p)
-        first_draw[p + 1] = first_draw[p] + plane_empty[p] + (thin_occupied ? plane_candidates[p] : 0);
+        first_draw[p + 1] =
+            first_draw[p] + plane_empty[p] + (thin_occupied ? plane_candidates[p] : 0);
     for_each_item(pool, n_planes, [&](size_t p) {
         Pcg32 choice = rng;
         choice.advance(first_draw[p]);
@@ -152,8 +159,10 @@ void OccupancyGrid::update(const DensityFn& density, Pcg32& rng, bool warmup, ui
     for_each_item(pool, n_planes, [&](size_t p) {
         for (size_t i = p * plane; i < (p + 1) * plane; ++i) {
             if (m_density[i] <= 0) continue;
-            if (!dense(i)) m_density[i] *= m_config.decay;
-            else if (due(i)) m_density[i] *= refresh_decay;
+            if (!dense(i))
+                m_density[i] *= m_config.decay;
+            else if (due(i))
+                m_density[i] *= refresh_decay;
         }
         for (size_t j = first_pick[p]; j < first_pick[p + 1]; ++j)
             m_density[chosen[j]] = std::max(m_density[chosen[j]], value[j]);
@@ -174,9 +183,12 @@ void OccupancyGrid::mark_dead(const std::vector<uint8_t>& seen) {
         for (int z = 0; z < R; ++z)
             for (int y = 0; y < R; ++y)
                 for (int x = 0; x < R; ++x) {
-                    const size_t i = size_t(k) * m_cells + (size_t(z) * size_t(R) + size_t(y)) * size_t(R) + size_t(x);
-                    if (!seen[i] || covered_by_finer(k, x, y, z)) m_density[i] = -1.0f;
-                    else if (m_density[i] < 0) m_density[i] = 0.0f;
+                    const size_t i = size_t(k) * m_cells +
+                                     (size_t(z) * size_t(R) + size_t(y)) * size_t(R) + size_t(x);
+                    if (!seen[i] || covered_by_finer(k, x, y, z))
+                        m_density[i] = -1.0f;
+                    else if (m_density[i] < 0)
+                        m_density[i] = 0.0f;
                 }
     rebuild_bits();
 }
@@ -207,30 +219,36 @@ void OccupancyGrid::rebuild_bits(ThreadPool* pool) {
     });
     std::array<double, 8> sum{};  // per cascade (at most 8)
     std::array<size_t, 8> live{};
-    for (size_t p = 0; p < n_planes; ++p) sum[p / size_t(R)] += count[p].sum, live[p / size_t(R)] += count[p].live;
+    for (size_t p = 0; p < n_planes; ++p)
+        sum[p / size_t(R)] += count[p].sum, live[p / size_t(R)] += count[p].live;
     const double all_sum = std::accumulate(sum.begin(), sum.end(), 0.0);
     const size_t all_live = std::accumulate(live.begin(), live.end(), size_t(0));
     auto mean = [](double s, size_t n) { return float(s / double(std::max<size_t>(n, 1))); };
     std::array<float, 8> threshold{};
     for (size_t k = 0; k < size_t(K); ++k)
-        threshold[k] = std::min(m_config.threshold,
-                                m_config.per_cascade_mean ? mean(sum[k], live[k]) : mean(all_sum, all_live));
+        threshold[k] =
+            std::min(m_config.threshold,
+                     m_config.per_cascade_mean ? mean(sum[k], live[k]) : mean(all_sum, all_live));
     // Bits and blocks a slab of block_size() planes at a time. A block that overlaps the finer
     // cascade counts as occupied, as such cells do for empty_radius(): no jump may cross the
     // finer cascade.
     const int B = m_block, n = R / B;
-    auto block_overlaps_finer = [&](int k, int b) { return k > 0 && axis_overlaps_finer(b * B, (b + 1) * B); };
+    auto block_overlaps_finer = [&](int k, int b) {
+        return k > 0 && axis_overlaps_finer(b * B, (b + 1) * B);
+    };
     for_each_item(pool, size_t(K) * size_t(n), [&](size_t slab) {
         const int k = int(slab) / n, bz = int(slab) % n;
         const float thr = threshold[size_t(k)];
         uint8_t* blocks = &m_block_bits[slab * size_t(n) * size_t(n)];
         for (int by = 0; by < n; ++by)
             for (int bx = 0; bx < n; ++bx)
-                blocks[by * n + bx] = block_overlaps_finer(k, bx) && block_overlaps_finer(k, by) && block_overlaps_finer(k, bz);
+                blocks[by * n + bx] = block_overlaps_finer(k, bx) && block_overlaps_finer(k, by) &&
+                                      block_overlaps_finer(k, bz);
         for (int z = bz * B; z < (bz + 1) * B; ++z) {
             size_t occupied = 0;
             for (int y = 0; y < R; ++y) {
-                const size_t row = size_t(k) * m_cells + (size_t(z) * size_t(R) + size_t(y)) * size_t(R);
+                const size_t row =
+                    size_t(k) * m_cells + (size_t(z) * size_t(R) + size_t(y)) * size_t(R);
                 uint8_t* bits = &m_bits[row];
                 const float* d = &m_density[row];
                 for (int x = 0; x < R; ++x) bits[x] = d[x] > thr ? 1 : 0;
@@ -258,7 +276,8 @@ void dilate_row(uint8_t* __restrict d, const uint8_t* __restrict s, uint8_t lim,
 // One pass of the distance transform along an axis whose neighbours lie `stride` apart: the
 // run of `len` cells at position a (of R along the axis) becomes the minimum over the window
 // of max(|a - a'|, src(a')), with the window capped at C.
-void min_over_window(const uint8_t* src, uint8_t* dst, size_t stride, int a, int R, int C, size_t len) {
+void min_over_window(const uint8_t* src, uint8_t* dst, size_t stride, int a, int R, int C,
+                     size_t len) {
     std::copy_n(src + size_t(a) * stride, len, dst);
     for (int off = 1; off < C; ++off) {
         if (a - off >= 0) dilate_row(dst, src + size_t(a - off) * stride, uint8_t(off), len);
@@ -277,7 +296,7 @@ void OccupancyGrid::rebuild_radius(ThreadPool* pool) {
     const int R = m_config.resolution;
     const size_t row = size_t(R), plane = row * row, n_planes = size_t(m_config.n_cascades) * row;
     std::vector<uint8_t>& tmp = m_radius_tmp.v;
-    tmp.resize(m_radius.size());  // every byte is written before it is read
+    tmp.resize(m_radius.size());                   // every byte is written before it is read
     for_each_item(pool, n_planes, [&](size_t p) {  // along x, then along y: out -> tmp
         const int k = int(p / row), z = int(p % row);
         const uint8_t* bits = &m_bits[p * plane];
@@ -298,7 +317,8 @@ void OccupancyGrid::rebuild_radius(ThreadPool* pool) {
                 out[r0 + x] = uint8_t(std::min<int>(out[r0 + x], run));
             }
         }
-        for (int y = 0; y < R; ++y) min_over_window(out, &tmp[p * plane + size_t(y) * row], row, y, R, C, row);
+        for (int y = 0; y < R; ++y)
+            min_over_window(out, &tmp[p * plane + size_t(y) * row], row, y, R, C, row);
     });
     for_each_item(pool, n_planes, [&](size_t p) {  // along z: tmp -> out
         const size_t k = p / row;
@@ -306,6 +326,8 @@ void OccupancyGrid::rebuild_radius(ThreadPool* pool) {
     });
 }
 
-double OccupancyGrid::occupied_fraction() const { return double(m_occupied) / double(m_bits.size()); }
+double OccupancyGrid::occupied_fraction() const {
+    return double(m_occupied) / double(m_bits.size());
+}
 
 }  // namespace radiant

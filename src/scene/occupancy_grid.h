@@ -28,9 +28,9 @@
 namespace radiant {
 
 struct OccupancyGridConfig {
-    int resolution = 128;      // cells per axis and cascade
-    int n_cascades = 1;        // 1 + log2(aabb_scale)
-    float threshold = 0.01f;   // density above which a cell is occupied
+    int resolution = 128;     // cells per axis and cascade
+    int n_cascades = 1;       // 1 + log2(aabb_scale)
+    float threshold = 0.01f;  // density above which a cell is occupied
     float decay = 0.95f;
     // The threshold is capped by each cascade's own mean estimate, so a cascade whose content
     // is still young (a room's walls) is not emptied because a finer one (the object) learnt
@@ -58,7 +58,7 @@ struct OccupancyGridConfig {
 };
 
 class OccupancyGrid {
-public:
+  public:
     explicit OccupancyGrid(const OccupancyGridConfig& config);
 
     const OccupancyGridConfig& config() const { return m_config; }
@@ -67,7 +67,8 @@ public:
 
     // Smallest cascade whose cube contains p (n_cascades if none does).
     int cascade_of(const Vec3& p) const {
-        const float extent = std::max({std::abs(p.x - 0.5f), std::abs(p.y - 0.5f), std::abs(p.z - 0.5f)});
+        const float extent =
+            std::max({std::abs(p.x - 0.5f), std::abs(p.y - 0.5f), std::abs(p.z - 0.5f)});
         int k = 0;
         while (k < m_config.n_cascades && extent > 0.5f * float(1 << k)) ++k;
         return k;
@@ -92,7 +93,8 @@ public:
     // has an occupied cell.
     bool occupied_block(int k, int bx, int by, int bz) const {
         const size_t n = size_t(m_config.resolution / m_block);
-        return m_block_bits[(size_t(k) * n + size_t(bz)) * n * n + size_t(by) * n + size_t(bx)] != 0;
+        return m_block_bits[(size_t(k) * n + size_t(bz)) * n * n + size_t(by) * n + size_t(bx)] !=
+               0;
     }
     bool occupied_cell(int k, int x, int y, int z) const {
         const size_t R = size_t(m_config.resolution);
@@ -118,7 +120,8 @@ public:
     // live cells, else a random quarter of the live cells' count of them.
     // Deterministic for a given rng state and round, whatever the pool's threads (none: the
     // calling thread alone).
-    void update(const DensityFn& density, Pcg32& rng, bool warmup, uint64_t round, ThreadPool* pool = nullptr);
+    void update(const DensityFn& density, Pcg32& rng, bool warmup, uint64_t round,
+                ThreadPool* pool = nullptr);
 
     // Marks every live cell occupied (useful before training starts and in tests).
     void fill(float density);
@@ -133,7 +136,8 @@ public:
         return k > 0 && x >= lo && x < hi && y >= lo && y < hi && z >= lo && z < hi;
     }
     bool overlaps_finer(int k, int x, int y, int z) const {
-        return k > 0 && axis_overlaps_finer(x, x + 1) && axis_overlaps_finer(y, y + 1) && axis_overlaps_finer(z, z + 1);
+        return k > 0 && axis_overlaps_finer(x, x + 1) && axis_overlaps_finer(y, y + 1) &&
+               axis_overlaps_finer(z, z + 1);
     }
     // Whether cells [first, end) along one axis of an outer cascade meet the finer cascade.
     bool axis_overlaps_finer(int first, int end) const {
@@ -146,7 +150,7 @@ public:
     const std::vector<float>& densities() const { return m_density; }
     void rebuild_bits(ThreadPool* pool = nullptr);
 
-private:
+  private:
     OccupancyGridConfig m_config;
     size_t m_cells;
     size_t m_live = 0, m_occupied = 0;  // counted by rebuild_bits()
@@ -168,8 +172,10 @@ private:
     Scratch<uint32_t> m_chosen;
     Scratch<float> m_pos, m_value;
     Scratch<uint8_t> m_radius_tmp;
-    Scratch<size_t> m_first_draw, m_first_pick;  // update(): per z-plane, where its draws and picks begin
-    Scratch<size_t> m_plane_empty, m_plane_candidates;  // update(): per z-plane, the empty and occupied cells it may pick
+    Scratch<size_t> m_first_draw,
+        m_first_pick;  // update(): per z-plane, where its draws and picks begin
+    Scratch<size_t> m_plane_empty,
+        m_plane_candidates;  // update(): per z-plane, the empty and occupied cells it may pick
     struct PlaneCount {
         double sum = 0;  // of the live estimates
         size_t live = 0, occupied = 0;

@@ -4,7 +4,8 @@
 
 namespace radiant {
 
-void SampleBatch::append(uint32_t ray, const RaySample* samples, size_t m, const EncodingFrame& frame) {
+void SampleBatch::append(uint32_t ray, const RaySample* samples, size_t m,
+                         const EncodingFrame& frame) {
     const size_t end = m_n + m;
     if (m_dt.size() < end) {  // grow with headroom, never shrink
         const size_t cap = end + end / 2;

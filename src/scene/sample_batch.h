@@ -26,15 +26,15 @@ struct EncodingFrame {
 
 // A batch's per-sample arrays, wherever they live (a SampleBatch, or the step's shared memory).
 struct SampleSpan {
-    float* pos = nullptr;      // [n][3], encoding frame
-    float* dt = nullptr;       // [n] step lengths (unit-cube frame)
-    float* t = nullptr;        // [n] distances from the ray's origin (unit-cube frame)
-    uint32_t* ray = nullptr;   // [n] the sample's ray, an index into the batch's rays
+    float* pos = nullptr;     // [n][3], encoding frame
+    float* dt = nullptr;      // [n] step lengths (unit-cube frame)
+    float* t = nullptr;       // [n] distances from the ray's origin (unit-cube frame)
+    uint32_t* ray = nullptr;  // [n] the sample's ray, an index into the batch's rays
     size_t n = 0;
 };
 
 class SampleBatch {
-public:
+  public:
     size_t size() const { return m_n; }
     void clear() { m_n = 0; }
     // Appends the m samples (marcher output, in order) of ray `ray`. The arrays grow as needed
@@ -42,7 +42,7 @@ public:
     void append(uint32_t ray, const RaySample* samples, size_t m, const EncodingFrame& frame);
     SampleSpan span() { return {m_pos.data(), m_dt.data(), m_t.data(), m_ray.data(), m_n}; }
 
-private:
+  private:
     AlignedVector<float> m_pos, m_dt, m_t;
     AlignedVector<uint32_t> m_ray;
     size_t m_n = 0;

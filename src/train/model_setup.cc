@@ -6,7 +6,8 @@
 
 namespace radiant {
 
-float typical_pixel_footprint(const ImageSet& images, const SceneTransform& scene, Communicator* comm) {
+float typical_pixel_footprint(const ImageSet& images, const SceneTransform& scene,
+                              Communicator* comm) {
     double sum_log = 0, count = 0;
     for (const StagedImage& im : images.images) {
         const float f = pixel_footprint(im.camera, im.camera_to_world, scene);
@@ -17,7 +18,8 @@ float typical_pixel_footprint(const ImageSet& images, const SceneTransform& scen
 }
 
 std::unique_ptr<NerfModel> new_training_model(const Dataset& dataset, const ImageSet& images,
-                                              const ModelChoices& choices, uint64_t seed, Communicator* comm) {
+                                              const ModelChoices& choices, uint64_t seed,
+                                              Communicator* comm) {
     NerfModelConfig mc = NerfModelConfig::for_dataset(dataset, choices.log2_table);
     mc.field.set_encoding(choices.levels, choices.features);
     // Steps no finer than the views resolve (NerfModelConfig::match_pixel_footprint).

@@ -23,7 +23,8 @@ void RayBudget::restore(size_t total, const std::vector<size_t>& per_rank) {
     const size_t clamped = std::clamp<size_t>(total, m_min, m_target);
     const bool each = per_rank.size() == ranks && ranks > 1;
     for (size_t r = 0; r < ranks; ++r)
-        m_rank_rays[r] = each ? std::clamp<size_t>(per_rank[r], part_of(m_min, r, ranks), part_of(m_target, r, ranks))
+        m_rank_rays[r] = each ? std::clamp<size_t>(per_rank[r], part_of(m_min, r, ranks),
+                                                   part_of(m_target, r, ranks))
                               : part_of(clamped, r, ranks);
 }
 
@@ -32,7 +33,8 @@ void RayBudget::adapt(size_t rank, double rays, double samples) {
     const double per_ray = std::max(samples, 1.0) / std::max(rays, 1.0);
     const size_t target = part_of(m_target, rank, ranks);
     const size_t want = size_t(double(target) / std::max(per_ray, 1.0));
-    m_rank_rays[rank] = std::clamp<size_t>(std::min(want, 2 * m_rank_rays[rank]), part_of(m_min, rank, ranks), target);
+    m_rank_rays[rank] = std::clamp<size_t>(std::min(want, 2 * m_rank_rays[rank]),
+                                           part_of(m_min, rank, ranks), target);
 }
 
 }  // namespace radiant

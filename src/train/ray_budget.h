@@ -15,7 +15,7 @@ inline size_t part_of(size_t total, size_t r, size_t ranks) {
 }
 
 class RayBudget {
-public:
+  public:
     // Each rank traces at least its part of `min_rays` (one ray per chunk) and at most its part
     // of `target_samples` (one ray per target sample).
     RayBudget(size_t ranks, size_t initial_rays, size_t target_samples, size_t min_rays);
@@ -31,7 +31,7 @@ public:
     // grows at most 2x a step towards the one whose samples meet its part of the target.
     void adapt(size_t rank, double rays, double samples);
 
-private:
+  private:
     std::vector<size_t> m_rank_rays;
     size_t m_target, m_min;
 };

@@ -21,14 +21,15 @@ struct RayBatch {
 };
 
 class RaySampler {
-public:
+  public:
     // `images` (this rank's share) must outlive the sampler.
-    RaySampler(const ImageSet& images, const SceneTransform& scene) : m_images(images), m_scene(scene) {}
+    RaySampler(const ImageSet& images, const SceneTransform& scene)
+        : m_images(images), m_scene(scene) {}
 
     // Draws `count` rays for chunk `chunk` of step `step` into `out` (replacing what it held).
     void draw(uint64_t seed, uint64_t step, size_t chunk, size_t count, RayBatch& out) const;
 
-private:
+  private:
     const ImageSet& m_images;
     SceneTransform m_scene;
 };

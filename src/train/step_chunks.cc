@@ -16,11 +16,13 @@ void ensure(V& v, size_t n) {
 }
 }  // namespace
 
-std::unique_ptr<SharedStepBuffers> share_step(Communicator& comm, const ThreadPool& pool, const StepShape& shape) {
+std::unique_ptr<SharedStepBuffers> share_step(Communicator& comm, const ThreadPool& pool,
+                                              const StepShape& shape) {
     // A chunk holds at most a rank's rays (never above ceil(most / ranks), the most any
     // part_of() gives) over its fewest chunks, rounded up, plus the end entry of ray_begin.
     const size_t ranks = size_t(comm.size());
-    const size_t rank_rays = (shape.most_rays + ranks - 1) / ranks, rank_chunks = shape.chunks / ranks;
+    const size_t rank_rays = (shape.most_rays + ranks - 1) / ranks,
+                 rank_chunks = shape.chunks / ranks;
     SharedStepSizes sizes;
     sizes.chunks = shape.chunks;
     sizes.samples_per_chunk = shape.samples_per_chunk;
@@ -62,7 +64,8 @@ void StepChunks::publish(size_t c) {
         return;
     }
     Local& l = m_local[c];
-    const size_t room = std::max<size_t>(n, 1);  // keeps data() + offset valid when no ray hit anything
+    const size_t room =
+        std::max<size_t>(n, 1);  // keeps data() + offset valid when no ray hit anything
     ensure(l.enc, m_enc_dims * room);
     ensure(l.d_enc, m_enc_dims * room);
 }

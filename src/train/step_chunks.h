@@ -22,13 +22,14 @@ namespace radiant {
 // enc and d_enc are feature-major with row stride n.
 struct ChunkView {
     size_t n = 0, rays = 0;
-    SampleSpan samples;             // positions in the encoding's frame, step lengths, distances, rays
+    SampleSpan samples;  // positions in the encoding's frame, step lengths, distances, rays
     uint32_t* ray_begin = nullptr;  // per ray: first sample (+1 entry at the end)
     const float *target = nullptr, *background = nullptr;  // per ray, 3 each
-    const float* view = nullptr;    // per ray: the encoded view direction [rays][view_dims]
+    const float* view = nullptr;  // per ray: the encoded view direction [rays][view_dims]
     float *enc = nullptr, *d_enc = nullptr, *grad = nullptr;
     double* loss = nullptr;
-    uint32_t* trained = nullptr;  // receives n after compaction: the hash backward's count and stride
+    uint32_t* trained =
+        nullptr;  // receives n after compaction: the hash backward's count and stride
 };
 
 // A chunk as this rank marched it.
@@ -39,7 +40,7 @@ struct MarchedChunk {
     SampleBatch samples;              // marched samples
     AlignedVector<float> directions;  // per marched ray [rays][3]
     AlignedVector<float> view;        // per marched ray, encoded [rays][view_dims]
-    size_t rays = 0;                  // rays marched (the sample budget may stop before the batch's end)
+    size_t rays = 0;  // rays marched (the sample budget may stop before the batch's end)
     size_t n() const { return samples.size(); }
 };
 
@@ -52,12 +53,14 @@ struct StepShape {
 };
 // The step's chunks in memory that every rank of this machine maps, sized for `shape`; null
 // where no shared window can be had (one rank, ranks on several machines, no MPI). Collective.
-std::unique_ptr<SharedStepBuffers> share_step(Communicator& comm, const ThreadPool& pool, const StepShape& shape);
+std::unique_ptr<SharedStepBuffers> share_step(Communicator& comm, const ThreadPool& pool,
+                                              const StepShape& shape);
 
 class StepChunks {
-public:
+  public:
     // `shared`: the step's shared buffers (null: every chunk lives in this rank's memory).
-    StepChunks(size_t chunks, SharedStepBuffers* shared, size_t enc_dims, size_t view_dims, size_t mlp_params);
+    StepChunks(size_t chunks, SharedStepBuffers* shared, size_t enc_dims, size_t view_dims,
+               size_t mlp_params);
 
     MarchedChunk& marched(size_t c) { return m_marched[c]; }
     const MarchedChunk& marched(size_t c) const { return m_marched[c]; }
@@ -67,11 +70,11 @@ public:
     // Chunk c as the rest of the step sees it (after every rank published its chunks).
     ChunkView view(size_t c);
 
-private:
+  private:
     struct Local {
-        AlignedVector<float> enc;     // feature-major [L*F][n], the hash-grid forward
-        AlignedVector<float> d_enc;   // feature-major [L*F][n], for the hash backward
-        AlignedVector<float> grad;    // MLP gradients (density + colour)
+        AlignedVector<float> enc;    // feature-major [L*F][n], the hash-grid forward
+        AlignedVector<float> d_enc;  // feature-major [L*F][n], for the hash backward
+        AlignedVector<float> grad;   // MLP gradients (density + colour)
         uint32_t trained = 0;
         double loss = 0;
     };

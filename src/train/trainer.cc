@@ -7,8 +7,8 @@
 
 #include "core/error.h"
 #include "core/rng.h"
-#include "scene/grid_visibility.h"
 #include "scene/composite.h"
+#include "scene/grid_visibility.h"
 
 namespace radiant {
 
@@ -30,15 +30,18 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
       m_pool(pool),
       m_comm(comm),
       m_sampler(images, model.config().scene),
-      m_budget(comm ? size_t(comm->size()) : 1, config.initial_rays, config.target_samples, kChunks) {
+      m_budget(comm ? size_t(comm->size()) : 1, config.initial_rays, config.target_samples,
+               kChunks) {
     RD_CHECK(!images.images.empty());
     m_rank_stats.assign(kRankStats * m_budget.per_rank().size(), 0.0);
     const NerfField& field = m_model.field();
     m_exchange = std::make_unique<GradientExchange>(
         m_comm, field.n_params(),
-        ExchangeOptions{config.shard_optimizer, config.shared_memory_gradients, config.gradient_wire});
+        ExchangeOptions{config.shard_optimizer, config.shared_memory_gradients,
+                        config.gradient_wire});
     // Ranks on one machine update one copy of the parameters (every rank holds the same ones here).
-    if (float* shared = m_exchange->share_parameters(m_model.params().data())) m_model.place_params(shared, false);
+    if (float* shared = m_exchange->share_parameters(m_model.params().data()))
+        m_model.place_params(shared, false);
     const size_t d0 = field.density_offset();
     m_adam = std::make_unique<Adam>(
         config.adam,
@@ -56,23 +59,34 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
     const size_t E = size_t(field.grid().n_output_dims());
     std::unique_ptr<SharedStepBuffers> shared;
     if (config.share_step_across_ranks && gradients_in_shared_memory())
-        shared = share_step(*m_comm, m_pool,
-                            {kChunks, chunk_sample_budget() + m_model.config().march.max_samples,
-                             std::max({config.target_samples, config.initial_rays, kChunks}), E,
-                             NerfField::view_dims(), mlp_params(),
-                             m_model.grid().n_cells(), gradient_items()});
-    m_chunks = std::make_unique<StepChunks>(kChunks, shared.get(), E, NerfField::view_dims(), mlp_params());
-    m_scheduler = std::make_unique<StepScheduler>(m_pool, m_comm, kChunks, std::move(shared), kGridBlock, kTile);
+        shared = share_step(
+            *m_comm, m_pool,
+            {kChunks, chunk_sample_budget() + m_model.config().march.max_samples,
+             std::max({config.target_samples, config.initial_rays, kChunks}), E,
+             NerfField::view_dims(), mlp_params(), m_model.grid().n_cells(), gradient_items()});
+    m_chunks = std::make_unique<StepChunks>(kChunks, shared.get(), E, NerfField::view_dims(),
+                                            mlp_params());
+    m_scheduler = std::make_unique<StepScheduler>(m_pool, m_comm, kChunks, std::move(shared),
+                                                  kGridBlock, kTile);
     const size_t max_tile = std::max(kTile, m_model.config().march.max_samples);
     for (int t = 0; t < pool.size(); ++t)
-        m_scratch.push_back({field.make_workspace(max_tile), AlignedVector<float>(max_tile * E),
-                             AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile),
-                             AlignedVector<float>(max_tile), AlignedVector<float>(3 * max_tile), {}, {}, {}, {}, {}});
+        m_scratch.push_back({field.make_workspace(max_tile),
+                             AlignedVector<float>(max_tile * E),
+                             AlignedVector<float>(max_tile),
+                             AlignedVector<float>(3 * max_tile),
+                             AlignedVector<float>(max_tile),
+                             AlignedVector<float>(3 * max_tile),
+                             {},
+                             {},
+                             {},
+                             {},
+                             {}});
     mark_unseen_cells_dead();
 }
 
 size_t NerfTrainer::chunk_sample_budget() const {
-    return std::max<size_t>(4 * m_config.target_samples / kChunks, m_model.config().march.max_samples);
+    return std::max<size_t>(4 * m_config.target_samples / kChunks,
+                            m_model.config().march.max_samples);
 }
 
 void NerfTrainer::mark_unseen_cells_dead() {
@@ -84,11 +98,13 @@ void NerfTrainer::mark_unseen_cells_dead() {
         std::vector<float> mine(views.size() * ViewFrustum::kFloats);
         for (size_t i = 0; i < views.size(); ++i) views[i].pack(&mine[i * ViewFrustum::kFloats]);
         views.clear();
-        const std::string bytes(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(float));
+        const std::string bytes(reinterpret_cast<const char*>(mine.data()),
+                                mine.size() * sizeof(float));
         for (const std::string& part : m_comm->allgather_strings(bytes)) {
             std::vector<float> theirs(part.size() / sizeof(float));
             std::memcpy(theirs.data(), part.data(), theirs.size() * sizeof(float));
-            for (size_t at = 0; at + ViewFrustum::kFloats <= theirs.size(); at += ViewFrustum::kFloats)
+            for (size_t at = 0; at + ViewFrustum::kFloats <= theirs.size();
+                 at += ViewFrustum::kFloats)
                 views.push_back(ViewFrustum::unpack(&theirs[at]));
         }
     }
@@ -101,7 +117,8 @@ NerfTrainer::~NerfTrainer() {
     if (std::uncaught_exceptions() == 0) m_model.return_params();
 }
 
-void NerfTrainer::restore_progress(uint64_t step, size_t next_rays, const std::vector<size_t>& rank_rays) {
+void NerfTrainer::restore_progress(uint64_t step, size_t next_rays,
+                                   const std::vector<size_t>& rank_rays) {
     m_step = step;
     m_budget.restore(next_rays, rank_rays);
 }
@@ -118,11 +135,11 @@ void NerfTrainer::update_grid() {
             ensure(s.cell_mapped, 3 * B);
             ensure(s.cell_enc, E * B);
             field.map_positions(pos + 3 * b0, nb, s.cell_mapped.data());
-            field.grid().forward_levels(m_model.params().data(), s.cell_mapped.data(), nb, s.cell_enc.data(), nb, 0,
-                                        field.grid().config().n_levels);
+            field.grid().forward_levels(m_model.params().data(), s.cell_mapped.data(), nb,
+                                        s.cell_enc.data(), nb, 0, field.grid().config().n_levels);
             for (size_t i0 = 0; i0 < nb; i0 += kTile)
-                field.density_encoded(m_model.packed(), s.cell_enc.data() + i0, nb, std::min(kTile, nb - i0), s.ws,
-                                      dst + i0);
+                field.density_encoded(m_model.packed(), s.cell_enc.data() + i0, nb,
+                                      std::min(kTile, nb - i0), s.ws, dst + i0);
         });
     };
     Pcg32 rng = stream_for(m_config.seed, m_step, 0xFFFFFFFFull);
@@ -172,18 +189,20 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
     float *sigma = scratch.sigma.data(), *rgb = scratch.rgb.data();
     float *d_sigma = scratch.d_sigma.data(), *d_rgb = scratch.d_rgb.data();
     if (nt > 0)
-        field.forward_encoded(m_model.packed(), ch.enc + i0, ch.n, ch.view, ch.samples.ray + i0, nt, scratch.ws, sigma,
-                              rgb);
+        field.forward_encoded(m_model.packed(), ch.enc + i0, ch.n, ch.view, ch.samples.ray + i0, nt,
+                              scratch.ws, sigma, rgb);
     const float grad_scale = 1.0f / float(std::max<size_t>(m_budget.total(), 1) * 3);
     double squared_error = 0.0;
     for (size_t r = r0; r < r1; ++r) {
-        const size_t s0 = ch.ray_begin[r] - i0, m = ch.ray_begin[r + 1] - ch.ray_begin[r];  // s0 within the tile
+        const size_t s0 = ch.ray_begin[r] - i0,
+                     m = ch.ray_begin[r + 1] - ch.ray_begin[r];  // s0 within the tile
         const float* bg = ch.background + 3 * r;
         const float* dt = ch.samples.dt + i0 + s0;
         const CompositeResult cr = composite_forward(sigma + s0, rgb + 3 * s0, dt, m, bg);
         float d_color[3];
         const float* target = ch.target + 3 * r;
-        loss_and_gradient(m_config.loss, cr.rgb, target, 3, grad_scale, d_color, KernelImpl::kScalar);
+        loss_and_gradient(m_config.loss, cr.rgb, target, 3, grad_scale, d_color,
+                          KernelImpl::kScalar);
         // Summed as the scalar L2 loss sums it, so an l2 run reports its loss bit for bit.
         double ray_error = 0.0;
         for (int k = 0; k < 3; ++k) {
@@ -191,12 +210,15 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
             ray_error += e * e;
         }
         squared_error += ray_error;
-        composite_backward(sigma + s0, rgb + 3 * s0, dt, m, bg, cr, d_color, d_sigma + s0, d_rgb + 3 * s0, nullptr);
+        composite_backward(sigma + s0, rgb + 3 * s0, dt, m, bg, cr, d_color, d_sigma + s0,
+                           d_rgb + 3 * s0, nullptr);
     }
     if (nt == 0) return squared_error;
     // Less gradient to the crowded space just in front of the cameras (fewer floaters).
-    scale_near_camera_gradients(ch.samples.t + i0, nt, m_config.near_gradient_distance, d_sigma, d_rgb);
-    field.backward(params, m_model.packed(), d_sigma, d_rgb, nt, scratch.ws, ch.grad, scratch.d_enc.data());
+    scale_near_camera_gradients(ch.samples.t + i0, nt, m_config.near_gradient_distance, d_sigma,
+                                d_rgb);
+    field.backward(params, m_model.packed(), d_sigma, d_rgb, nt, scratch.ws, ch.grad,
+                   scratch.d_enc.data());
     // The hash backward streams each feature over all samples: store d_enc feature-major.
     const size_t E = size_t(field.grid().n_output_dims()), n = ch.n;
     for (size_t i = 0; i < nt; ++i)
@@ -219,16 +241,18 @@ void NerfTrainer::compact_chunk(ChunkView& ch, int thread) {
     ensure(scratch.chunk_sigma, std::max<size_t>(n, 1));
     float* sigma = scratch.chunk_sigma.data();
     for (size_t i0 = 0; i0 < n; i0 += kTile)
-        field.density_encoded(m_model.packed(), ch.enc + i0, n, std::min(kTile, n - i0), scratch.ws, sigma + i0);
+        field.density_encoded(m_model.packed(), ch.enc + i0, n, std::min(kTile, n - i0), scratch.ws,
+                              sigma + i0);
     std::vector<uint32_t>& from = scratch.marched_begin;
     from.assign(ch.ray_begin, ch.ray_begin + ch.rays + 1);
     std::vector<uint32_t>& keep = scratch.keep;
     keep.resize(ch.rays);
     for (size_t r = 0; r < ch.rays; ++r)
-        keep[r] = uint32_t(samples_in_front(sigma + from[r], ch.samples.dt + from[r], from[r + 1] - from[r]));
+        keep[r] = uint32_t(
+            samples_in_front(sigma + from[r], ch.samples.dt + from[r], from[r + 1] - from[r]));
     const size_t kept = compact_samples(ch.samples, ch.ray_begin, ch.rays, keep.data());
-    // The encoding's row k moves from k * n to k * kept: rows in order, each's rays in order, so every move
-    // reads from at or after where it writes, before anything overwrites it.
+    // The encoding's row k moves from k * n to k * kept: rows in order, each's rays in order, so
+    // every move reads from at or after where it writes, before anything overwrites it.
     if (kept != n)
         for (size_t k = 0; k < E; ++k)
             for (size_t r = 0; r < ch.rays; ++r)
@@ -253,7 +277,6 @@ void NerfTrainer::train_chunk(ChunkView ch, int thread) {
     *ch.loss = loss;
 }
 
-
 void NerfTrainer::sum_gradient_item(size_t i, float* grads) {
     const NerfField& field = m_model.field();
     const size_t L = m_level_items.size();
@@ -261,7 +284,8 @@ void NerfTrainer::sum_gradient_item(size_t i, float* grads) {
         const int level = m_level_items[i];
         for (size_t c = m_scheduler->chunks_begin(); c < m_scheduler->chunks_end(); ++c) {
             const ChunkView ch = m_chunks->view(c);
-            if (const size_t n = *ch.trained) field.grid().backward(ch.samples.pos, n, ch.d_enc, n, grads, level, level + 1);
+            if (const size_t n = *ch.trained)
+                field.grid().backward(ch.samples.pos, n, ch.d_enc, n, grads, level, level + 1);
         }
         return;
     }
@@ -280,8 +304,10 @@ void NerfTrainer::sum_gradient_item(size_t i, float* grads) {
 int NerfTrainer::gradient_holder(size_t begin, size_t end) {
     const size_t d0 = m_model.field().density_offset();
     if (end <= m_level_begin.back()) {  // within the hash grid: one level's table?
-        const size_t level = size_t(std::upper_bound(m_level_begin.begin(), m_level_begin.end(), begin) -
-                                    m_level_begin.begin()) - 1;
+        const size_t level =
+            size_t(std::upper_bound(m_level_begin.begin(), m_level_begin.end(), begin) -
+                   m_level_begin.begin()) -
+            1;
         if (end > m_level_begin[level + 1]) return -1;
         return m_scheduler->holder(m_level_items.size() - 1 - level);  // items run finest first
     }
@@ -315,8 +341,8 @@ double NerfTrainer::forward_backward(const std::function<void(double&)>& lap) {
         for (size_t c = sched.chunks_begin(); c < sched.chunks_end(); ++c) {
             const ChunkView ch = m_chunks->view(c);
             if (ch.n)
-                field.grid().forward_levels(m_model.params().data(), ch.samples.pos, ch.n, ch.enc, ch.n, level,
-                                            level + 1);
+                field.grid().forward_levels(m_model.params().data(), ch.samples.pos, ch.n, ch.enc,
+                                            ch.n, level, level + 1);
         }
     });
     lap(m_phase.encoding);
@@ -366,7 +392,8 @@ double NerfTrainer::forward_backward(const std::function<void(double&)>& lap) {
 double NerfTrainer::loss_and_gradients(std::vector<float>& gradients) {
     RD_CHECK(m_exchange->kind() == ExchangeKind::kLocal);
     Timer phase;
-    const double loss = forward_backward([&](double& into) { into += phase.seconds(), phase.reset(); });
+    const double loss =
+        forward_backward([&](double& into) { into += phase.seconds(), phase.reset(); });
     float* grads = m_exchange->gradients();
     const size_t n = m_model.field().n_params();
     gradients.assign(grads, grads + n);
@@ -376,12 +403,17 @@ double NerfTrainer::loss_and_gradients(std::vector<float>& gradients) {
 
 double NerfTrainer::step() {
     Timer phase;
-    auto lap = [&](double& into) { into += phase.seconds(); phase.reset(); };
+    auto lap = [&](double& into) {
+        into += phase.seconds();
+        phase.reset();
+    };
     const double loss = forward_backward(lap);
     // ... and the large exchange: gradients summed over ranks, then Adam.
     m_exchange->update(
         m_model.params().data(), *m_adam, m_pool,
-        [&](GradientExchange::Phase p) { lap(p == GradientExchange::Phase::kExchange ? m_phase.exchange : m_phase.optimizer); },
+        [&](GradientExchange::Phase p) {
+            lap(p == GradientExchange::Phase::kExchange ? m_phase.exchange : m_phase.optimizer);
+        },
         [this](size_t begin, size_t end) { return gradient_holder(begin, end); });
     m_model.repack();
     lap(m_phase.optimizer);

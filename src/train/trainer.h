@@ -25,8 +25,8 @@
 
 #include "core/aligned.h"
 #include "core/error.h"
-#include "core/timer.h"
 #include "core/thread_pool.h"
+#include "core/timer.h"
 #include "io/staging.h"
 #include "nerf/model.h"
 #include "nn/adam.h"
@@ -81,7 +81,7 @@ struct NerfTrainConfig {
 };
 
 class NerfTrainer {
-public:
+  public:
     // Trains `model` in place (its parameters must be initialised or restored).
     // `images` are this rank's share; `comm` (null: one rank) must outlive the trainer.
     NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTrainConfig& config,
@@ -103,25 +103,30 @@ public:
     // Over all ranks.
     size_t rays_last_step() const { return m_rays_done; }
     size_t samples_last_step() const { return m_samples; }  // marched
-    size_t samples_trained_last_step() const { return m_samples_trained; }  // of them, in front of opacity
+    size_t samples_trained_last_step() const {
+        return m_samples_trained;
+    }  // of them, in front of opacity
     // Makes the optimiser's moments whole on every rank (they are sharded while training);
     // collective: every rank calls it, e.g. before a snapshot.
     void gather_optimizer_state();
     Communicator* communicator() const { return m_comm; }
     // Whether ranks sum gradients in shared memory and share one copy of the parameters
     // (NerfTrainConfig::shared_memory_gradients asked for it and every rank is on this machine).
-    bool gradients_in_shared_memory() const { return m_exchange->kind() == ExchangeKind::kSharedMemory; }
+    bool gradients_in_shared_memory() const {
+        return m_exchange->kind() == ExchangeKind::kSharedMemory;
+    }
     // Whether ranks share the step once marched (NerfTrainConfig::share_step_across_ranks).
     bool step_shared_across_ranks() const { return m_scheduler->shared() != nullptr; }
 
     // Seconds this process spent in each phase of its steps (for benchmarks' breakdowns).
     struct PhaseSeconds {
-        double grid = 0;      // occupancy-grid updates
-        double chunks = 0;    // march, MLP forward, loss, backward of this rank's chunks (or claimed ones)
-        double encoding = 0;  // the hash-grid forward, level by level
-        double gradients = 0; // MLP gradient sums and the hash-table backward
-        double exchange = 0;  // collectives (waiting for slower ranks included)
-        double optimizer = 0; // Adam and repacking
+        double grid = 0;  // occupancy-grid updates
+        double chunks =
+            0;  // march, MLP forward, loss, backward of this rank's chunks (or claimed ones)
+        double encoding = 0;   // the hash-grid forward, level by level
+        double gradients = 0;  // MLP gradient sums and the hash-table backward
+        double exchange = 0;   // collectives (waiting for slower ranks included)
+        double optimizer = 0;  // Adam and repacking
     };
     const PhaseSeconds& phase_seconds() const { return m_phase; }
 
@@ -132,19 +137,24 @@ public:
     Adam& optimizer() { return *m_adam; }
     size_t next_ray_count() const { return m_budget.total(); }
     // `rank_rays`: each rank's part of next_rays as saved; used when it fits this rank count.
-    void restore_progress(uint64_t step, size_t next_rays, const std::vector<size_t>& rank_rays = {});
+    void restore_progress(uint64_t step, size_t next_rays,
+                          const std::vector<size_t>& rank_rays = {});
     const std::vector<size_t>& rank_ray_counts() const { return m_budget.per_rank(); }
 
     static constexpr size_t kChunks = 64;
     static constexpr size_t kTile = 256;
     static constexpr size_t kGridBlock = size_t(1) << 16;  // occupancy cells encoded per pass
 
-private:
+  private:
     // The work items whose sums leave a part of the gradients whole: the hash levels (finest,
     // dearest, first), then blocks of the MLPs' gradients.
     static constexpr size_t kMlpBlock = 4096;
-    size_t gradient_items() const { return m_level_items.size() + (mlp_params() + kMlpBlock - 1) / kMlpBlock; }
-    size_t mlp_params() const { return m_model.field().n_params() - m_model.field().density_offset(); }
+    size_t gradient_items() const {
+        return m_level_items.size() + (mlp_params() + kMlpBlock - 1) / kMlpBlock;
+    }
+    size_t mlp_params() const {
+        return m_model.field().n_params() - m_model.field().density_offset();
+    }
     // The rank whose gradient buffer alone holds parameters [begin, end) this step, or -1.
     int gradient_holder(size_t begin, size_t end);
 
@@ -181,9 +191,9 @@ private:
     std::unique_ptr<StepChunks> m_chunks;
     struct ThreadScratch {
         NerfField::Workspace ws;
-        AlignedVector<float> d_enc;  // one tile, row-major
+        AlignedVector<float> d_enc;                       // one tile, row-major
         AlignedVector<float> sigma, rgb, d_sigma, d_rgb;  // one tile
-        AlignedVector<float> chunk_sigma;  // every marched sample of a chunk (compact_chunk)
+        AlignedVector<float> chunk_sigma;     // every marched sample of a chunk (compact_chunk)
         std::vector<uint32_t> marched_begin;  // the chunk's ray_begin before compaction
         std::vector<uint32_t> keep;           // each ray's samples in front of opacity
         AlignedVector<float> cell_mapped, cell_enc;  // one block of occupancy cells
@@ -193,7 +203,8 @@ private:
     std::vector<size_t> m_level_begin;  // level -> first parameter (+1 entry: the grid's end)
     uint64_t m_step = 0;
     static constexpr size_t kRankStats = 4;
-    std::vector<double> m_rank_stats; // each rank's (loss, rays, samples, trained samples) of the last step
+    std::vector<double>
+        m_rank_stats;  // each rank's (loss, rays, samples, trained samples) of the last step
     size_t m_rays_done = 0, m_samples = 0, m_samples_trained = 0;
     PhaseSeconds m_phase;
 };

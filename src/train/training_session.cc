@@ -14,13 +14,15 @@ namespace radiant {
 
 float learning_rate_scale(double progress) {
     if (progress <= kLearningRateDecayStart) return 1.0f;
-    const double k = (std::min(progress, 1.0) - kLearningRateDecayStart) / kLearningRateHalvingEvery;
+    const double k =
+        (std::min(progress, 1.0) - kLearningRateDecayStart) / kLearningRateHalvingEvery;
     return std::pow(0.5f, float(std::floor(k + 1e-9)));
 }
 
-TrainingSession::TrainingSession(const ImageSet& train, const ImageSet& val, std::unique_ptr<NerfModel> model,
-                                 const NerfTrainConfig& config, const TrainingPlan& plan, nlohmann::json info,
-                                 ThreadPool& pool, Communicator* comm)
+TrainingSession::TrainingSession(const ImageSet& train, const ImageSet& val,
+                                 std::unique_ptr<NerfModel> model, const NerfTrainConfig& config,
+                                 const TrainingPlan& plan, nlohmann::json info, ThreadPool& pool,
+                                 Communicator* comm)
     : m_train(train),
       m_val(val),
       m_model(std::move(model)),
@@ -42,24 +44,30 @@ TrainingSession::TrainingSession(const ImageSet& train, const ImageSet& val, std
 
 void TrainingSession::request_stop() {
     if (m_status != Status::kRunning) return;
-    if (m_comm) m_stop_pending = true;
-    else m_status = Status::kStopped;
+    if (m_comm)
+        m_stop_pending = true;
+    else
+        m_status = Status::kStopped;
 }
 
 void TrainingSession::resume_from(const SnapshotFile& file) {
     const RestoredTraining restored = restore_training_state(file, m_trainer);
     if (restored.seconds) m_seconds = *restored.seconds;
     if (restored.history) m_history = *restored.history;
-    while (m_next_timed_val < m_plan.val_at_seconds.size() && m_plan.val_at_seconds[m_next_timed_val] <= m_seconds)
+    while (m_next_timed_val < m_plan.val_at_seconds.size() &&
+           m_plan.val_at_seconds[m_next_timed_val] <= m_seconds)
         ++m_next_timed_val;
     m_last_saved_step = m_trainer.steps();
     m_saved_any = true;
-    if (plan_done()) m_status = Status::kFinished;
-    else if (m_plan.stop_at_step > 0 && steps() >= m_plan.stop_at_step) m_status = Status::kStopped;
+    if (plan_done())
+        m_status = Status::kFinished;
+    else if (m_plan.stop_at_step > 0 && steps() >= m_plan.stop_at_step)
+        m_status = Status::kStopped;
 }
 
 bool TrainingSession::plan_done() const {
-    return (m_plan.steps > 0 && steps() >= m_plan.steps) || (m_plan.seconds > 0 && m_seconds >= m_plan.seconds);
+    return (m_plan.steps > 0 && steps() >= m_plan.steps) ||
+           (m_plan.seconds > 0 && m_seconds >= m_plan.seconds);
 }
 
 TrainingSession::StepResult TrainingSession::step() {
@@ -93,17 +101,21 @@ TrainingSession::StepResult TrainingSession::step() {
 
     const bool last = plan_done();
     bool timed_val = false;
-    while (m_next_timed_val < m_plan.val_at_seconds.size() && m_seconds >= m_plan.val_at_seconds[m_next_timed_val])
+    while (m_next_timed_val < m_plan.val_at_seconds.size() &&
+           m_seconds >= m_plan.val_at_seconds[m_next_timed_val])
         timed_val = true, ++m_next_timed_val;
     if (!last && ((m_plan.val_every > 0 && r.step % m_plan.val_every == 0) || timed_val))
         r.psnr = validation_psnr(m_plan.val_views);
     if (r.step % 10 == 0 || last || r.psnr) m_history.push_back({r.step, r.seconds, loss, r.psnr});
-    if (m_plan.checkpoint_every > 0 && r.step % m_plan.checkpoint_every == 0 && !last && !m_plan.snapshot_path.empty()) {
+    if (m_plan.checkpoint_every > 0 && r.step % m_plan.checkpoint_every == 0 && !last &&
+        !m_plan.snapshot_path.empty()) {
         save();
         r.saved = true;
     }
-    if (last) m_status = Status::kFinished;
-    else if ((m_plan.stop_at_step > 0 && r.step >= m_plan.stop_at_step) || stop) m_status = Status::kStopped;
+    if (last)
+        m_status = Status::kFinished;
+    else if ((m_plan.stop_at_step > 0 && r.step >= m_plan.stop_at_step) || stop)
+        m_status = Status::kStopped;
     return r;
 }
 
@@ -122,12 +134,14 @@ std::optional<double> TrainingSession::validation_psnr(int max_views) const {
     if (m_val.images.empty()) return std::nullopt;
     const float white[3] = {1, 1, 1};
     const size_t n = std::min<size_t>(size_t(std::max(max_views, 1)), m_val.images.size());
-    const size_t rank = m_comm ? size_t(m_comm->rank()) : 0, ranks = m_comm ? size_t(m_comm->size()) : 1;
+    const size_t rank = m_comm ? size_t(m_comm->rank()) : 0,
+                 ranks = m_comm ? size_t(m_comm->size()) : 1;
     double sum = 0;
     for (size_t i = rank; i < n; i += ranks) {  // ranks split the views
         const size_t v = i * m_val.images.size() / n;
         const StagedImage& im = m_val.images[v];
-        sum += psnr_against_view(render_view(*m_model, im.camera, im.camera_to_world, white, m_pool), m_val, v, white);
+        sum += psnr_against_view(
+            render_view(*m_model, im.camera, im.camera_to_world, white, m_pool), m_val, v, white);
     }
     if (m_comm) sum = m_comm->sum(sum);
     return sum / double(n);

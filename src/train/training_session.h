@@ -15,11 +15,10 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/report.h"
 #include "core/thread_pool.h"
@@ -31,8 +30,8 @@
 namespace radiant {
 
 struct TrainingPlan {
-    uint64_t steps = 0;       // total steps (0: no step limit); with resume, the total, not more
-    double seconds = 0;       // total training seconds (0: no time limit)
+    uint64_t steps = 0;         // total steps (0: no step limit); with resume, the total, not more
+    double seconds = 0;         // total training seconds (0: no time limit)
     uint64_t stop_at_step = 0;  // stop as if interrupted once this step is done (0: never)
     uint64_t val_every = 1000;  // steps between validation PSNRs (0: only at the end)
     int val_views = 4;          // views the periodic validation renders
@@ -50,17 +49,17 @@ inline constexpr double kLearningRateHalvingEvery = 0.06;
 float learning_rate_scale(double progress);
 
 class TrainingSession {
-public:
+  public:
     enum class Status {
         kRunning,
-        kFinished,   // the plan's steps or seconds are done
-        kStopped,    // stop_at_step or request_stop()
-        kDiverged,   // the loss became non-finite (nothing saved from that step on)
+        kFinished,  // the plan's steps or seconds are done
+        kStopped,   // stop_at_step or request_stop()
+        kDiverged,  // the loss became non-finite (nothing saved from that step on)
     };
 
     struct StepResult {
-        uint64_t step = 0;     // steps done after this one
-        double seconds = 0;    // training time so far
+        uint64_t step = 0;   // steps done after this one
+        double seconds = 0;  // training time so far
         double loss = 0;
         std::optional<double> psnr;  // when a validation fell due
         bool saved = false;          // a checkpoint was written
@@ -70,8 +69,8 @@ public:
     // is this rank's share of the images (ranks hold consecutive frames, in rank order);
     // `val` is the whole validation set. `comm` (null: one rank) must outlive the session.
     TrainingSession(const ImageSet& train, const ImageSet& val, std::unique_ptr<NerfModel> model,
-                    const NerfTrainConfig& config, const TrainingPlan& plan, nlohmann::json info, ThreadPool& pool,
-                    Communicator* comm = nullptr);
+                    const NerfTrainConfig& config, const TrainingPlan& plan, nlohmann::json info,
+                    ThreadPool& pool, Communicator* comm = nullptr);
 
     // Continues a run from its snapshot: optimiser state, step, training time and history.
     void resume_from(const SnapshotFile& file);
@@ -100,16 +99,20 @@ public:
     uint64_t steps() const { return m_trainer.steps(); }
     double seconds() const { return m_seconds; }
     // Rates over this process's steps (a resumed run counts only its own).
-    double samples_per_second() const { return m_samples / std::max(m_run_seconds, 1e-9); }  // marched
+    double samples_per_second() const {
+        return m_samples / std::max(m_run_seconds, 1e-9);
+    }  // marched
     // Of them, the ones in front of where their ray turned opaque (the MLPs and the hash
     // backward see only these; NerfTrainConfig::drop_occluded_samples).
-    double trained_samples_per_second() const { return m_samples_trained / std::max(m_run_seconds, 1e-9); }
+    double trained_samples_per_second() const {
+        return m_samples_trained / std::max(m_run_seconds, 1e-9);
+    }
     double rays_per_second() const { return m_rays / std::max(m_run_seconds, 1e-9); }
     // Whether a snapshot holding the latest good state exists (false before the first save).
     bool saved_any() const { return m_saved_any; }
     const ImageSet& validation_images() const { return m_val; }
 
-private:
+  private:
     bool plan_done() const;
 
     const ImageSet& m_train;

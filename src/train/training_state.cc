@@ -24,8 +24,8 @@ std::vector<HistoryPoint> history_from_json(const json& j, const std::string& pa
     std::vector<HistoryPoint> out;
     if (!j.is_array()) throw Error(path, "snapshot's training history is not a list");
     for (const auto& p : j) {
-        if (!p.is_array() || p.size() < 3 || p.size() > 4 || !p[0].is_number_unsigned() || !p[1].is_number() ||
-            !p[2].is_number() || (p.size() == 4 && !p[3].is_number()))
+        if (!p.is_array() || p.size() < 3 || p.size() > 4 || !p[0].is_number_unsigned() ||
+            !p[1].is_number() || !p[2].is_number() || (p.size() == 4 && !p[3].is_number()))
             throw Error(path, "snapshot's training history holds a malformed point");
         HistoryPoint h{p[0].get<uint64_t>(), p[1].get<double>(), p[2].get<double>(), std::nullopt};
         if (p.size() == 4) h.psnr = p[3].get<double>();
@@ -36,7 +36,8 @@ std::vector<HistoryPoint> history_from_json(const json& j, const std::string& pa
 
 }  // namespace
 
-SnapshotSection training_section(NerfTrainer& trainer, double seconds, const std::vector<HistoryPoint>& history) {
+SnapshotSection training_section(NerfTrainer& trainer, double seconds,
+                                 const std::vector<HistoryPoint>& history) {
     Adam& adam = trainer.optimizer();
     SnapshotSection s;
     s.name = "training";
@@ -47,15 +48,18 @@ SnapshotSection training_section(NerfTrainer& trainer, double seconds, const std
                 {"seconds", seconds},
                 {"history", history_to_json(history)}};
     if (trainer.rank_ray_counts().size() > 1) s.header["rank_rays"] = trainer.rank_ray_counts();
-    s.blocks = {{"adam_m", adam.first_moment().data(), adam.first_moment().size() * sizeof(float)},
-                {"adam_v", adam.second_moment().data(), adam.second_moment().size() * sizeof(float)}};
+    s.blocks = {
+        {"adam_m", adam.first_moment().data(), adam.first_moment().size() * sizeof(float)},
+        {"adam_v", adam.second_moment().data(), adam.second_moment().size() * sizeof(float)}};
     return s;
 }
 
 RestoredTraining restore_training_state(const SnapshotFile& file, NerfTrainer& trainer) {
     const json& h = file.header();
     if (!h.contains("training"))
-        throw Error(file.path(), "snapshot has no optimiser state to resume from (it was saved for rendering only)");
+        throw Error(
+            file.path(),
+            "snapshot has no optimiser state to resume from (it was saved for rendering only)");
     const json& t = h["training"];
     Adam& adam = trainer.optimizer();
     auto m = file.block("adam_m", adam.first_moment().size() * sizeof(float));
@@ -70,7 +74,8 @@ RestoredTraining restore_training_state(const SnapshotFile& file, NerfTrainer& t
         for (const json& r : t["rank_rays"])
             if (r.is_number_unsigned()) rank_rays.push_back(r.get<size_t>());
     trainer.restore_progress(snapshot_field<uint64_t>(t, "step", file.path(), "training"),
-                             snapshot_field<size_t>(t, "next_rays", file.path(), "training"), rank_rays);
+                             snapshot_field<size_t>(t, "next_rays", file.path(), "training"),
+                             rank_rays);
     RestoredTraining out;
     // Snapshots from before the session kept no clock: their time starts again at zero.
     if (t.contains("seconds")) {

@@ -19,7 +19,8 @@ namespace radiant {
 // What training adds to a snapshot: the trainer's step, schedule and optimiser state, and the
 // session's clock and history. The blocks point into the trainer's optimiser: write the
 // snapshot before the next step.
-SnapshotSection training_section(NerfTrainer& trainer, double seconds, const std::vector<HistoryPoint>& history);
+SnapshotSection training_section(NerfTrainer& trainer, double seconds,
+                                 const std::vector<HistoryPoint>& history);
 
 // The session's part of a restored training section (absent in snapshots written before it).
 struct RestoredTraining {

@@ -1,9 +1,9 @@
 #include "view/render_request.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "io/transforms.h"
@@ -15,9 +15,11 @@ namespace {
 const char* kSource = "request";
 
 double number(const nlohmann::json& j, const char* key, double lo, double hi) {
-    if (!j.contains(key) || !j[key].is_number()) throw Error(kSource, fmt::format("'{}' must be a number", key));
+    if (!j.contains(key) || !j[key].is_number())
+        throw Error(kSource, fmt::format("'{}' must be a number", key));
     const double v = j[key].get<double>();
-    if (!std::isfinite(v) || v < lo || v > hi) throw Error(kSource, fmt::format("'{}' must be in [{}, {}], got {}", key, lo, hi, v));
+    if (!std::isfinite(v) || v < lo || v > hi)
+        throw Error(kSource, fmt::format("'{}' must be in [{}, {}], got {}", key, lo, hi, v));
     return v;
 }
 
@@ -33,7 +35,9 @@ RenderRequest parse_render_request(const std::string& body) {
     if (!j.is_object()) throw Error(kSource, "body must be a JSON object");
     RenderRequest r;
     const double w = number(j, "w", 1, kMaxRenderSide), h = number(j, "h", 1, kMaxRenderSide);
-    if (w * h > double(kMaxRenderPixels)) throw Error(kSource, fmt::format("image of {}x{} is larger than {} pixels", w, h, kMaxRenderPixels));
+    if (w * h > double(kMaxRenderPixels))
+        throw Error(kSource,
+                    fmt::format("image of {}x{} is larger than {} pixels", w, h, kMaxRenderPixels));
     r.camera.width = int(w);
     r.camera.height = int(h);
     if (j.contains("fl_x")) {
@@ -53,15 +57,19 @@ RenderRequest parse_render_request(const std::string& body) {
 
     r.camera_to_world = read_transform_matrix(j, kSource, "");
     for (float v : r.camera_to_world)
-        if (std::abs(v) > 1e9f) throw Error(kSource, "'transform_matrix' entries must be within +-1e9");
+        if (std::abs(v) > 1e9f)
+            throw Error(kSource, "'transform_matrix' entries must be within +-1e9");
 
     if (j.contains("background")) {
         const auto& b = j["background"];
-        if (b == "white") r.background = {1, 1, 1};
-        else if (b == "black") r.background = {0, 0, 0};
+        if (b == "white")
+            r.background = {1, 1, 1};
+        else if (b == "black")
+            r.background = {0, 0, 0};
         else if (b.is_array() && b.size() == 3) {
             for (int k = 0; k < 3; ++k) {
-                if (!b[size_t(k)].is_number() || !(b[size_t(k)].get<double>() >= 0 && b[size_t(k)].get<double>() <= 1))
+                if (!b[size_t(k)].is_number() ||
+                    !(b[size_t(k)].get<double>() >= 0 && b[size_t(k)].get<double>() <= 1))
                     throw Error(kSource, "'background' components must be numbers in [0, 1]");
                 r.background[size_t(k)] = b[size_t(k)].get<float>();
             }
@@ -71,14 +79,20 @@ RenderRequest parse_render_request(const std::string& body) {
     }
     if (j.contains("mode")) {
         const auto& mode = j["mode"];
-        if (mode == "rgb") r.mode = RenderMode::kRgb;
-        else if (mode == "depth") r.mode = RenderMode::kDepth;
-        else if (mode == "opacity") r.mode = RenderMode::kOpacity;
-        else throw Error(kSource, "'mode' must be \"rgb\", \"depth\" or \"opacity\"");
+        if (mode == "rgb")
+            r.mode = RenderMode::kRgb;
+        else if (mode == "depth")
+            r.mode = RenderMode::kDepth;
+        else if (mode == "opacity")
+            r.mode = RenderMode::kOpacity;
+        else
+            throw Error(kSource, "'mode' must be \"rgb\", \"depth\" or \"opacity\"");
     }
     if (j.contains("format")) {
-        if (j["format"] == "jpeg") r.jpeg = true;
-        else if (j["format"] != "png") throw Error(kSource, "'format' must be \"png\" or \"jpeg\"");
+        if (j["format"] == "jpeg")
+            r.jpeg = true;
+        else if (j["format"] != "png")
+            throw Error(kSource, "'format' must be \"png\" or \"jpeg\"");
     }
     if (j.contains("quality")) r.quality = int(number(j, "quality", 1, 100));
     if (j.contains("client")) {
@@ -87,7 +101,8 @@ RenderRequest parse_render_request(const std::string& body) {
         r.client = j["client"].get<std::string>();
     }
     if (j.contains("seq")) {
-        if (!j["seq"].is_number_unsigned()) throw Error(kSource, "'seq' must be a non-negative integer");
+        if (!j["seq"].is_number_unsigned())
+            throw Error(kSource, "'seq' must be a non-negative integer");
         r.seq = j["seq"].get<uint64_t>();
     }
     return r;

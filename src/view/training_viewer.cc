@@ -2,7 +2,8 @@
 
 namespace radiant {
 
-TrainingViewer::TrainingViewer(TrainingSession& session, const nlohmann::json& views, const ViewerOptions& options)
+TrainingViewer::TrainingViewer(TrainingSession& session, const nlohmann::json& views,
+                               const ViewerOptions& options)
     : m_session(session), m_model(nullptr) {
     m_model.publish(session.model());
     m_status.training = true;
@@ -14,7 +15,8 @@ TrainingViewer::TrainingViewer(TrainingSession& session, const nlohmann::json& v
     for (const HistoryPoint& h : session.history())
         if (h.psnr) m_status.psnr.push_back({double(h.step), h.seconds, *h.psnr});
     m_control.set_status(m_status);
-    m_server = std::make_unique<ViewerServer>(m_model, m_control, viewer_scene_json(session.model(), views), options);
+    m_server = std::make_unique<ViewerServer>(m_model, m_control,
+                                              viewer_scene_json(session.model(), views), options);
     m_server->start();
 }
 

@@ -13,8 +13,9 @@
 namespace radiant {
 
 class TrainingViewer {
-public:
-    TrainingViewer(TrainingSession& session, const nlohmann::json& views, const ViewerOptions& options);
+  public:
+    TrainingViewer(TrainingSession& session, const nlohmann::json& views,
+                   const ViewerOptions& options);
     ~TrainingViewer();
 
     // Call between steps with the step just done (nullptr before the first). Publishes status
@@ -25,7 +26,7 @@ public:
     void finish();
     std::string url() const { return m_server->url(); }
 
-private:
+  private:
     void publish_status(const std::string& message);
 
     TrainingSession& m_session;

@@ -54,7 +54,9 @@ ImageF mode_image(RenderMode mode, const ImageF& rgb, const ViewExtras& extras) 
     for (int y = 0; y < rgb.height; ++y)
         for (int x = 0; x < rgb.width; ++x) {
             const float a = extras.opacity.at(x, y, 0);
-            const float v = mode == RenderMode::kOpacity ? a : a * (1.0f - 0.85f * extras.depth.at(x, y, 0) / far);
+            const float v = mode == RenderMode::kOpacity
+                                ? a
+                                : a * (1.0f - 0.85f * extras.depth.at(x, y, 0) / far);
             for (int k = 0; k < 3; ++k) out.at(x, y, k) = v;
         }
     return out;
@@ -62,7 +64,8 @@ ImageF mode_image(RenderMode mode, const ImageF& rgb, const ViewExtras& extras) 
 
 }  // namespace
 
-ViewerServer::ViewerServer(ViewerModel& model, ViewerControl& control, nlohmann::json scene, const ViewerOptions& options)
+ViewerServer::ViewerServer(ViewerModel& model, ViewerControl& control, nlohmann::json scene,
+                           const ViewerOptions& options)
     : m_model(model),
       m_control(control),
       m_scene(std::move(scene)),
@@ -83,32 +86,38 @@ void ViewerServer::setup_routes() {
     s.set_read_timeout(10, 0);
     s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (m_options.token.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        const std::string given = req.has_param("token") ? req.get_param_value("token") : req.get_header_value("X-Radiant-Token");
+        const std::string given = req.has_param("token") ? req.get_param_value("token")
+                                                         : req.get_header_value("X-Radiant-Token");
         if (same_token(given, m_options.token)) return httplib::Server::HandlerResponse::Unhandled;
         reply_error(res, 401, "missing or wrong access token: open the URL that radiant printed");
         return httplib::Server::HandlerResponse::Handled;
     });
-    s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-        std::string what = "internal error";
-        try {
-            std::rethrow_exception(ep);
-        } catch (const std::exception& e) {
-            what = std::string("internal error: ") + e.what();
-        } catch (...) {
-        }
-        reply_error(res, 500, what);
-    });
+    s.set_exception_handler(
+        [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+            std::string what = "internal error";
+            try {
+                std::rethrow_exception(ep);
+            } catch (const std::exception& e) {
+                what = std::string("internal error: ") + e.what();
+            } catch (...) {
+            }
+            reply_error(res, 500, what);
+        });
     s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-        if (res.body.empty()) reply_error(res, res.status, res.status == 404 ? "no such page" : fmt::format("HTTP {}", res.status));
+        if (res.body.empty())
+            reply_error(res, res.status,
+                        res.status == 404 ? "no such page" : fmt::format("HTTP {}", res.status));
     });
 
     const std::string query = m_options.token.empty() ? "" : "?token=" + m_options.token;
     for (const ViewerAsset& a : viewer_assets()) {
         std::string body(a.data, a.size);
         if (a.path == std::string("/")) {
-            for (size_t at; (at = body.find("{{QUERY}}")) != std::string::npos;) body.replace(at, 9, query);
+            for (size_t at; (at = body.find("{{QUERY}}")) != std::string::npos;)
+                body.replace(at, 9, query);
         }
-        const std::string type = std::string(a.content_type) + "; charset=utf-8";  // every asset is UTF-8 text
+        const std::string type =
+            std::string(a.content_type) + "; charset=utf-8";  // every asset is UTF-8 text
         s.Get(a.path, [body, type](const httplib::Request&, httplib::Response& res) {
             res.set_header("Cache-Control", "no-store");
             res.set_content(body, type.c_str());
@@ -122,7 +131,8 @@ void ViewerServer::setup_routes() {
     });
     auto control = [this](const char* what) {
         return [this, what](const httplib::Request&, httplib::Response& res) {
-            if (!m_control.status().training) return reply_error(res, 409, "nothing is training: started with `radiant view`");
+            if (!m_control.status().training)
+                return reply_error(res, 409, "nothing is training: started with `radiant view`");
             const std::string w = what;
             if (w == "pause") m_control.pause_requested = true;
             if (w == "resume") m_control.pause_requested = false;
@@ -159,7 +169,8 @@ void ViewerServer::setup_routes() {
         const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
         while (!slot.try_lock_for(std::chrono::milliseconds(50))) {
             if (superseded()) return reply_error(res, 409, "superseded by a newer request");
-            if (std::chrono::steady_clock::now() > give_up) return reply_error(res, 503, "busy rendering; try again");
+            if (std::chrono::steady_clock::now() > give_up)
+                return reply_error(res, 503, "busy rendering; try again");
         }
         // Beside a trainer, renders take at most max_render_share of the time: a render of d
         // seconds keeps the next one waiting d * (1 / share - 1).
@@ -172,8 +183,9 @@ void ViewerServer::setup_routes() {
         const std::shared_ptr<const NerfModel> model = m_model.current();
         if (!model) return reply_error(res, 503, "the model is not ready yet");
         ViewExtras extras;
-        const ImageF rgb = render_view(*model, r.camera, r.camera_to_world, r.background.data(), m_pool,
-                                       r.mode == RenderMode::kRgb ? nullptr : &extras, superseded);
+        const ImageF rgb =
+            render_view(*model, r.camera, r.camera_to_world, r.background.data(), m_pool,
+                        r.mode == RenderMode::kRgb ? nullptr : &extras, superseded);
         if (m_options.max_render_share > 0 && m_options.max_render_share < 1) {
             const auto took = std::chrono::steady_clock::now() - render_start;
             m_next_render = std::chrono::steady_clock::now() +
@@ -184,8 +196,10 @@ void ViewerServer::setup_routes() {
         if (superseded()) return reply_error(res, 409, "superseded by a newer request");
         const ImageF image = mode_image(r.mode, rgb, extras);
         res.set_header("Cache-Control", "no-store");
-        if (r.jpeg) res.set_content(encode_jpeg(image, r.quality), "image/jpeg");
-        else res.set_content(encode_png(image, 8, "render"), "image/png");
+        if (r.jpeg)
+            res.set_content(encode_jpeg(image, r.quality), "image/jpeg");
+        else
+            res.set_content(encode_png(image, 8, "render"), "image/png");
     });
 }
 
@@ -198,11 +212,13 @@ int ViewerServer::start() {
     });
     if (m_options.port == 0) {
         m_port = m_server->bind_to_any_port(m_options.host);
-        if (m_port <= 0) throw Error(m_options.host, "cannot bind the viewer to any port on this address");
+        if (m_port <= 0)
+            throw Error(m_options.host, "cannot bind the viewer to any port on this address");
     } else {
         if (!m_server->bind_to_port(m_options.host, m_options.port))
-            throw Error(fmt::format("{}:{}", m_options.host, m_options.port),
-                        "cannot listen there (port in use, or no such address); pick another with --port");
+            throw Error(
+                fmt::format("{}:{}", m_options.host, m_options.port),
+                "cannot listen there (port in use, or no such address); pick another with --port");
         m_port = m_options.port;
     }
     m_thread = std::thread([this] { m_server->listen_after_bind(); });
@@ -215,8 +231,10 @@ void ViewerServer::stop() {
 }
 
 std::string ViewerServer::url() const {
-    const std::string host = m_options.host == "0.0.0.0" || m_options.host == "::" ? "localhost" : m_options.host;
-    return fmt::format("http://{}:{}/{}", host, m_port, m_options.token.empty() ? "" : "?token=" + m_options.token);
+    const std::string host =
+        m_options.host == "0.0.0.0" || m_options.host == "::" ? "localhost" : m_options.host;
+    return fmt::format("http://{}:{}/{}", host, m_port,
+                       m_options.token.empty() ? "" : "?token=" + m_options.token);
 }
 
 }  // namespace radiant

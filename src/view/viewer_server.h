@@ -19,10 +19,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "core/thread_pool.h"
 #include "view/viewer_state.h"
@@ -35,8 +34,8 @@ namespace radiant {
 
 struct ViewerOptions {
     std::string host = "127.0.0.1";
-    int port = 7007;      // 0: any free port
-    std::string token;    // empty: none needed (loopback only)
+    int port = 7007;    // 0: any free port
+    std::string token;  // empty: none needed (loopback only)
     int render_threads = 0;
     // The most of the wall time renders may take (0: no limit); `train --view` keeps the
     // trainer most of the machine this way, whatever the page asks.
@@ -49,9 +48,10 @@ bool is_loopback_host(const std::string& host);
 std::string random_token();
 
 class ViewerServer {
-public:
+  public:
     // `scene` is served as /api/scene. Throws Error for a non-loopback host without a token.
-    ViewerServer(ViewerModel& model, ViewerControl& control, nlohmann::json scene, const ViewerOptions& options);
+    ViewerServer(ViewerModel& model, ViewerControl& control, nlohmann::json scene,
+                 const ViewerOptions& options);
     ~ViewerServer();
 
     // Binds and starts serving in a background thread; returns the port. Throws Error when the
@@ -61,7 +61,7 @@ public:
     // The page's address (with the token when one is needed).
     std::string url() const;
 
-private:
+  private:
     void setup_routes();
 
     ViewerModel& m_model;

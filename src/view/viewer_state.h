@@ -6,11 +6,10 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "nerf/model.h"
 
@@ -21,7 +20,7 @@ namespace radiant {
 nlohmann::json viewer_scene_json(const NerfModel& model, const nlohmann::json& views);
 
 class ViewerModel {
-public:
+  public:
     // A fixed model (radiant view): rendered as it is.
     explicit ViewerModel(std::shared_ptr<const NerfModel> model);
     // The model a render should use now (kept alive by the caller's reference).
@@ -32,7 +31,7 @@ public:
     // Whether a render asked for the model since the last publish (no viewer, no copies).
     bool wanted() const { return m_wanted.load(); }
 
-private:
+  private:
     mutable std::mutex m_mutex;
     std::shared_ptr<const NerfModel> m_current;
     std::shared_ptr<NerfModel> m_spare;
@@ -45,7 +44,7 @@ struct TrainingStatus {
     uint64_t step = 0, total_steps = 0;
     double seconds = 0, total_seconds = 0;
     double loss = 0, samples_per_second = 0;
-    std::vector<std::array<double, 3>> psnr;  // (step, seconds, dB)
+    std::vector<std::array<double, 3>> psnr;          // (step, seconds, dB)
     std::vector<std::array<double, 3>> loss_history;  // (step, seconds, loss), thinned
     std::string snapshot;
     uint64_t saved_step = 0;
@@ -54,7 +53,7 @@ struct TrainingStatus {
 
 // The page's side: status to read, requests to make.
 class ViewerControl {
-public:
+  public:
     void set_status(const TrainingStatus& s);
     TrainingStatus status() const;
     nlohmann::json status_json() const;
@@ -62,7 +61,7 @@ public:
     std::atomic<bool> pause_requested{false};
     std::atomic<bool> save_requested{false};
 
-private:
+  private:
     mutable std::mutex m_mutex;
     TrainingStatus m_status;
 };
