@@ -5,7 +5,9 @@
 #include "demo/demo_scene.h"
 #include "io/staging.h"
 #include "io/transforms.h"
+#include "nerf/model.h"
 #include "test_util.h"
+#include "train/trainer.h"
 
 namespace radiant::test {
 
@@ -31,5 +33,21 @@ struct SmallDemoScene {
         val = stage_images(load_transforms(s.test_json), {1}, pool);
     }
 };
+
+// The model and training configuration the small scene's training tests share: a 2^14 table, a
+// 32^3 grid, 2^12 samples a step from 256 rays, seed 11.
+inline NerfModelConfig small_model_config(const Dataset& d) {
+    NerfModelConfig c = NerfModelConfig::for_dataset(d, 14);
+    c.grid_resolution = 32;
+    return c;
+}
+
+inline NerfTrainConfig small_train_config() {
+    NerfTrainConfig t;
+    t.target_samples = 1 << 12;
+    t.initial_rays = 256;
+    t.seed = 11;
+    return t;
+}
 
 }  // namespace radiant::test

@@ -21,19 +21,8 @@
 namespace radiant {
 namespace {
 
-NerfModelConfig small_config(const Dataset& d) {
-    NerfModelConfig c = NerfModelConfig::for_dataset(d, 14);
-    c.grid_resolution = 32;
-    return c;
-}
-
-NerfTrainConfig small_train() {
-    NerfTrainConfig t;
-    t.target_samples = 1 << 12;
-    t.initial_rays = 256;
-    t.seed = 11;
-    return t;
-}
+NerfModelConfig small_config(const Dataset& d) { return test::small_model_config(d); }
+NerfTrainConfig small_train() { return test::small_train_config(); }
 
 using SmallScene = test::SmallDemoScene;
 

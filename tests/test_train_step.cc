@@ -17,20 +17,13 @@ namespace radiant {
 namespace {
 
 NerfModelConfig small_config(const Dataset& d) {
-    NerfModelConfig c = NerfModelConfig::for_dataset(d, 14);
-    c.grid_resolution = 32;
+    NerfModelConfig c = test::small_model_config(d);
     c.field.precision =
         MlpPrecision::kFp32;  // bf16 products would round the finite differences away
     return c;
 }
 
-NerfTrainConfig small_train() {
-    NerfTrainConfig t;
-    t.target_samples = 1 << 12;
-    t.initial_rays = 256;
-    t.seed = 11;
-    return t;
-}
+NerfTrainConfig small_train() { return test::small_train_config(); }
 
 // Counts the elements whose bits differ (float or double).
 template <class T>

@@ -7,15 +7,6 @@
 
 namespace radiant {
 
-namespace {
-// Grows a buffer to at least n elements (with headroom) and never shrinks it, so steady-state
-// steps reuse memory instead of allocating.
-template <class V>
-void ensure(V& v, size_t n) {
-    if (v.size() < n) v.resize(n + n / 4);
-}
-}  // namespace
-
 std::unique_ptr<SharedStepBuffers> share_step(Communicator& comm, const ThreadPool& pool,
                                               const StepShape& shape) {
     // A chunk holds at most a rank's rays (never above ceil(most / ranks), the most any
@@ -66,8 +57,8 @@ void StepChunks::publish(size_t c) {
     Local& l = m_local[c];
     const size_t room =
         std::max<size_t>(n, 1);  // keeps data() + offset valid when no ray hit anything
-    ensure(l.enc, m_enc_dims * room);
-    ensure(l.d_enc, m_enc_dims * room);
+    grow_to(l.enc, m_enc_dims * room);
+    grow_to(l.d_enc, m_enc_dims * room);
 }
 
 ChunkView StepChunks::view(size_t c) {

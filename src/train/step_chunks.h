@@ -56,6 +56,13 @@ struct StepShape {
 std::unique_ptr<SharedStepBuffers> share_step(Communicator& comm, const ThreadPool& pool,
                                               const StepShape& shape);
 
+// Grows a buffer to at least n elements (with headroom) and never shrinks it, so steady-state
+// steps reuse memory instead of allocating.
+template <class V>
+void grow_to(V& v, size_t n) {
+    if (v.size() < n) v.resize(n + n / 4);
+}
+
 class StepChunks {
   public:
     // `shared`: the step's shared buffers (null: every chunk lives in this rank's memory).

@@ -12,16 +12,6 @@
 
 namespace radiant {
 
-namespace {
-// Grows a buffer to at least n elements (with headroom) and never shrinks it, so steady-state
-// steps reuse memory instead of allocating.
-template <class V>
-void ensure(V& v, size_t n) {
-    if (v.size() < n) v.resize(n + n / 4);
-}
-
-}  // namespace
-
 NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTrainConfig& config,
                          ThreadPool& pool, Communicator* comm)
     : m_images(images),
@@ -132,8 +122,8 @@ void NerfTrainer::update_grid() {
     auto densities = [&](const float* pos, size_t n, float* out) {
         m_scheduler->evaluate_cells(n, out, [&](size_t b0, size_t nb, int t, float* dst) {
             ThreadScratch& s = m_scratch[size_t(t)];
-            ensure(s.cell_mapped, 3 * B);
-            ensure(s.cell_enc, E * B);
+            grow_to(s.cell_mapped, 3 * B);
+            grow_to(s.cell_enc, E * B);
             field.map_positions(pos + 3 * b0, nb, s.cell_mapped.data());
             field.grid().forward_levels(m_model.params().data(), s.cell_mapped.data(), nb,
                                         s.cell_enc.data(), nb, 0, field.grid().config().n_levels);
@@ -156,7 +146,7 @@ void NerfTrainer::march_chunk(size_t c, size_t ray_count) {
     const EncodingFrame frame = field.encoding_frame();
     const MarchConfig& march = m_model.config().march;
     const size_t budget = chunk_sample_budget();
-    ensure(ch.march, march.max_samples);
+    grow_to(ch.march, march.max_samples);
     ch.ray_begin.clear();
     ch.samples.clear();
     for (const Ray& ray : ch.batch.rays) {
@@ -168,8 +158,8 @@ void NerfTrainer::march_chunk(size_t c, size_t ray_count) {
     ch.ray_begin.push_back(uint32_t(ch.samples.size()));
     ch.rays = ch.ray_begin.size() - 1;
     // View directions are encoded once per ray, not per sample.
-    ensure(ch.directions, 3 * ch.rays);
-    ensure(ch.view, NerfField::view_dims() * ch.rays);
+    grow_to(ch.directions, 3 * ch.rays);
+    grow_to(ch.view, NerfField::view_dims() * ch.rays);
     for (size_t r = 0; r < ch.rays; ++r) {
         const Vec3& d = ch.batch.rays[r].direction;
         ch.directions[3 * r] = d.x, ch.directions[3 * r + 1] = d.y, ch.directions[3 * r + 2] = d.z;
@@ -238,7 +228,7 @@ void NerfTrainer::compact_chunk(ChunkView& ch, int thread) {
     const NerfField& field = m_model.field();
     ThreadScratch& scratch = m_scratch[size_t(thread)];
     const size_t n = ch.n, E = size_t(field.grid().n_output_dims());
-    ensure(scratch.chunk_sigma, std::max<size_t>(n, 1));
+    grow_to(scratch.chunk_sigma, std::max<size_t>(n, 1));
     float* sigma = scratch.chunk_sigma.data();
     for (size_t i0 = 0; i0 < n; i0 += kTile)
         field.density_encoded(m_model.packed(), ch.enc + i0, n, std::min(kTile, n - i0), scratch.ws,
