@@ -69,11 +69,9 @@ TEST(NerfField, GradientMatchesFiniteDifferences) {
     loss();
     std::vector<float> grad(field.n_params(), 0.0f);
     const int E = field.grid().n_output_dims();
-    std::vector<float> d_enc(n * E), d_enc_fm(E * n);
+    std::vector<float> d_enc_fm(E * n);  // feature-major, as the hash backward reads it
     field.backward(params.data(), packed.data(), ws_sigma.data(), ws_rgb.data(), n, ws,
-                   grad.data() + field.density_offset(), d_enc.data());
-    for (size_t i = 0; i < n; ++i)
-        for (int k = 0; k < E; ++k) d_enc_fm[k * n + i] = d_enc[i * E + k];
+                   grad.data() + field.density_offset(), TileGradient{d_enc_fm.data(), 1, n});
     std::vector<float> mapped(3 * n);
     field.map_positions(pos.data(), n, mapped.data());
     field.grid().backward(mapped.data(), n, d_enc_fm.data(), n, grad.data(), 0,

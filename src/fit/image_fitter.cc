@@ -42,7 +42,8 @@ ImageFitter::ImageFitter(const ImageF& image, const FitImageConfig& config, Thre
       m_height(image.height),
       m_inv_extent(1.0f / float(std::max(image.width, image.height))),
       m_grid(grid_config(config, image.width, image.height), config.impl),
-      m_mlp(mlp_config(config), config.impl) {
+      m_mlp(mlp_config(config), config.impl),
+      m_gradient_sum(m_grid, m_mlp.n_params(), m_grid.n_params()) {
     RD_CHECK(image.width > 0 && image.height > 0 && image.channels >= 1);
     RD_CHECK(config.batch >= kChunks);
     m_rgb.resize(size_t(m_width) * m_height * 3);
@@ -79,11 +80,9 @@ ImageFitter::ImageFitter(const ImageF& image, const FitImageConfig& config, Thre
     for (auto& s : m_scratch) {
         s.mlp = m_mlp.make_workspace(kTile);
         s.enc.assign(kTile * enc_dims, 0.0f);
-        s.d_enc.assign(kTile * enc_dims, 0.0f);
         s.pred.assign(kTile * 3, 0.0f);
         s.d_pred.assign(kTile * 3, 0.0f);
     }
-    m_level_order = m_grid.balanced_level_order();
 }
 
 void ImageFitter::target_at(float px, float py, float* rgb) const {
@@ -182,39 +181,27 @@ double ImageFitter::step() {
                 for (int c = 0; c < 3; ++c) s.pred[3 * i + c] = out[i * stride + c];
             loss += loss_and_gradient(m_config.loss, s.pred.data(), &m_targets[3 * i0], n * 3,
                                       grad_scale, s.d_pred.data(), m_config.impl);
-            m_mlp.backward(mlp_params, m_packed.data(), s.enc.data(), enc_dims, n, s.d_pred.data(),
-                           3, s.mlp, grad, s.d_enc.data());
-            // Feature-major copy of dL/d(encoding) for the per-level hash backward.
-            for (int k = 0; k < enc_dims; ++k) {
-                float* dst = &m_d_enc[size_t(k) * batch + i0];
-                for (size_t i = 0; i < n; ++i) dst[i] = s.d_enc[i * enc_dims + k];
-            }
+            // dL/d(encoding) feature-major, as the per-level hash backward reads it.
+            m_mlp.backward(mlp_params, m_packed.data(), TileInput{s.enc.data(), size_t(enc_dims)},
+                           n, s.d_pred.data(), 3, s.mlp, grad,
+                           TileGradient{&m_d_enc[i0], 1, batch});
         }
         m_chunk_loss[chunk] = loss;
     });
 
     lap(m_phase.forward_backward);
 
-    // 2. Hash-grid gradients: one level per task, samples in order (no races, deterministic).
-    float* hash_grad = m_grads.data();
-    m_pool.parallel_for(m_level_order.size(), [&](size_t i, int) {
-        int level = m_level_order[i];
-        m_grid.backward(m_positions.data(), batch, m_d_enc.data(), batch, hash_grad, level,
-                        level + 1);
+    // 2. The gradients, summed over the chunks in chunk order (no races, deterministic): a
+    // hash level per item, then blocks of the MLP weights.
+    auto chunk = [&](size_t c) {
+        const size_t begin = batch * c / kChunks, end = batch * (c + 1) / kChunks;
+        return ChunkGradient{&m_positions[2 * begin], &m_d_enc[begin], end - begin, batch,
+                             m_chunk_grad[c].data()};
+    };
+    m_pool.parallel_for_dynamic(m_gradient_sum.items(), [&](size_t i, int) {
+        m_gradient_sum.sum(i, kChunks, chunk, m_grads.data());
     });
-
-    lap(m_phase.hash_backward);
-
-    // 3. MLP gradients: sum the chunks in a fixed order into the flat gradient buffer.
-    float* mlp_grad = m_grads.data() + m_mlp_offset;
-    m_pool.parallel_ranges(m_mlp.n_params(), [&](size_t b, size_t e, int) {
-        for (size_t j = b; j < e; ++j) {
-            float acc = 0.0f;
-            for (size_t c = 0; c < kChunks; ++c) acc += m_chunk_grad[c][j];
-            mlp_grad[j] = acc;
-        }
-    });
-    lap(m_phase.reduce);
+    lap(m_phase.gradients);
 
     // 4. Optimizer, then refresh the packed weights the next forward reads.
     m_adam->step(m_params.data(), m_grads.data(), m_pool);

@@ -3,8 +3,8 @@
 //
 // One step: sample `batch` random continuous positions (per fixed chunk, keyed by seed, step
 // and chunk, so results do not depend on the thread count), bilinear targets, encode ->
-// MLP -> L2/Huber loss -> backward; hash-grid gradients are scattered one level per task;
-// MLP weight gradients are reduced over chunks in a fixed order; then Adam.
+// MLP -> L2/Huber loss -> backward; then the chunks' gradients are summed as the NeRF
+// trainer sums them (nn/gradient_sum.h: hash levels and MLP blocks, in chunk order); then Adam.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include "core/thread_pool.h"
 #include "io/image.h"
 #include "nn/adam.h"
+#include "nn/gradient_sum.h"
 #include "nn/hash_grid.h"
 #include "nn/loss.h"
 #include "nn/mlp.h"
@@ -63,7 +64,7 @@ class ImageFitter {
 
     // Wall time spent in each phase of step(), summed over all steps (for benchmarks).
     struct PhaseTimes {
-        double forward_backward = 0, hash_backward = 0, reduce = 0, optimizer = 0;
+        double forward_backward = 0, gradients = 0, optimizer = 0;
     };
     const PhaseTimes& phase_times() const { return m_phase; }
 
@@ -81,6 +82,7 @@ class ImageFitter {
     std::vector<float> m_rgb;  // [h][w][3]
     HashGrid m_grid;
     FusedMlp m_mlp;
+    GradientSum m_gradient_sum;
     size_t m_mlp_offset;
     AlignedVector<float> m_params, m_grads, m_packed;
     std::unique_ptr<Adam> m_adam;
@@ -95,10 +97,9 @@ class ImageFitter {
     std::vector<double> m_chunk_loss;
     struct ThreadScratch {
         FusedMlp::Workspace mlp;
-        AlignedVector<float> enc, d_enc, pred, d_pred;
+        AlignedVector<float> enc, pred, d_pred;
     };
     std::vector<ThreadScratch> m_scratch;
-    std::vector<int> m_level_order;  // balances cheap coarse and costly fine levels
 };
 
 }  // namespace radiant

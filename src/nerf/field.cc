@@ -84,36 +84,27 @@ NerfField::Workspace NerfField::make_workspace(size_t max_tile) const {
     ws.enc_pos.assign(max_tile * 3, 0.0f);
     ws.enc.assign(max_tile * m_grid.n_output_dims(), 0.0f);
     const size_t color_in = m_config.geometry_features + kShCoefficients;
-    ws.color_in.assign(max_tile * color_in, 0.0f);
+    ws.color_in.assign(FusedMlp::padded_rows(max_tile) * color_in, 0.0f);
     ws.d_color_in.assign(max_tile * color_in, 0.0f);
-    ws.d_geometry.assign(max_tile * m_config.geometry_features, 0.0f);
     return ws;
 }
 
 void NerfField::density(const float* params, const float* packed, const float* positions, size_t n,
                         Workspace& ws, float* sigma, float* geometry) const {
     map_positions(positions, n, ws.enc_pos.data());
-    m_grid.forward(params, ws.enc_pos.data(), n, ws.enc.data(), m_grid.n_output_dims());
-    density_mlp(packed, n, ws, sigma, geometry);
+    const size_t E = size_t(m_grid.n_output_dims());
+    m_grid.forward(params, ws.enc_pos.data(), n, ws.enc.data(), E);
+    density_mlp(packed, TileInput{ws.enc.data(), E}, n, ws, sigma, geometry);
 }
 
 void NerfField::density_encoded(const float* packed, const float* enc, size_t enc_stride, size_t n,
                                 Workspace& ws, float* sigma, float* geometry) const {
-    gather_encoding(enc, enc_stride, n, ws);
-    density_mlp(packed, n, ws, sigma, geometry);
+    density_mlp(packed, TileInput{enc, 1, enc_stride}, n, ws, sigma, geometry);
 }
 
-void NerfField::gather_encoding(const float* enc, size_t enc_stride, size_t n,
-                                Workspace& ws) const {
-    const size_t E = size_t(m_grid.n_output_dims());
-    for (size_t k = 0; k < E; ++k)
-        for (size_t i = 0; i < n; ++i) ws.enc[i * E + k] = enc[k * enc_stride + i];
-}
-
-void NerfField::density_mlp(const float* packed, size_t n, Workspace& ws, float* sigma,
-                            float* geometry) const {
-    const int enc_dims = m_grid.n_output_dims();
-    const float* h = m_density.forward(packed, ws.enc.data(), enc_dims, n, ws.density);
+void NerfField::density_mlp(const float* packed, TileInput enc, size_t n, Workspace& ws,
+                            float* sigma, float* geometry) const {
+    const float* h = m_density.forward(packed, enc, n, ws.density);
     const size_t hs = m_density.output_stride(), G = m_config.geometry_features;
     for (size_t i = 0; i < n; ++i) sigma[i] = std::exp(std::min(h[i * hs], kMaxLogDensity));
     if (geometry)
@@ -137,7 +128,9 @@ void NerfField::forward(const float* params, const float* packed, const float* p
                         const float* directions, size_t n, Workspace& ws, float* sigma,
                         float* rgb) const {
     map_positions(positions, n, ws.enc_pos.data());
-    m_grid.forward(params, ws.enc_pos.data(), n, ws.enc.data(), m_grid.n_output_dims());
+    const size_t E = size_t(m_grid.n_output_dims());
+    m_grid.forward(params, ws.enc_pos.data(), n, ws.enc.data(), E);
+    ws.enc_in = TileInput{ws.enc.data(), E};
     forward_density(packed, n, ws, sigma);
     const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
     sh_encode(directions, n, ws.color_in.data() + G, cin);
@@ -147,7 +140,7 @@ void NerfField::forward(const float* params, const float* packed, const float* p
 void NerfField::forward_encoded(const float* packed, const float* enc, size_t enc_stride,
                                 const float* view, const uint32_t* sample_ray, size_t n,
                                 Workspace& ws, float* sigma, float* rgb) const {
-    gather_encoding(enc, enc_stride, n, ws);
+    ws.enc_in = TileInput{enc, 1, enc_stride};  // read where the hash grid wrote it
     forward_density(packed, n, ws, sigma);
     const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
     for (size_t i = 0; i < n; ++i)
@@ -161,14 +154,9 @@ void NerfField::encode_directions(const float* directions, size_t n, float* out)
 }
 
 void NerfField::forward_density(const float* packed, size_t n, Workspace& ws, float* sigma) const {
-    const int enc_dims = m_grid.n_output_dims();
-    const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
-    const float* h = m_density.forward(packed, ws.enc.data(), enc_dims, n, ws.density);
-    const size_t hs = m_density.output_stride();
-    for (size_t i = 0; i < n; ++i) {
-        sigma[i] = std::exp(std::min(h[i * hs], kMaxLogDensity));
-        std::memcpy(&ws.color_in[i * cin], &h[i * hs], sizeof(float) * G);
-    }
+    const size_t cin = m_config.geometry_features + kShCoefficients;
+    const float* h = m_density.forward(packed, ws.enc_in, n, ws.density, ws.color_in.data(), cin);
+    for (size_t i = 0; i < n; ++i) sigma[i] = std::exp(std::min(h[i * cin], kMaxLogDensity));
 }
 
 void NerfField::forward_color(const float* packed, size_t n, Workspace& ws, float* rgb) const {
@@ -182,23 +170,21 @@ void NerfField::forward_color(const float* packed, size_t n, Workspace& ws, floa
 
 void NerfField::backward(const float* params, const float* packed, const float* d_sigma,
                          const float* d_rgb, size_t n, Workspace& ws, float* mlp_grad,
-                         float* d_enc) const {
-    const int enc_dims = m_grid.n_output_dims();
+                         TileGradient d_enc) const {
     const size_t G = m_config.geometry_features, cin = G + kShCoefficients;
     const float* color_packed = packed + m_density.packed_size();
     m_color.backward(params + m_color_offset, color_packed, ws.color_in.data(), cin, n, d_rgb, 3,
                      ws.color, mlp_grad + (m_color_offset - m_density_offset),
                      ws.d_color_in.data());
-    // dL/d(density MLP outputs): the colour MLP's input gradient, plus the density path on
-    // output 0 (d exp(x)/dx = exp(x), clamped like the forward).
+    // dL/d(density MLP outputs), in place in the colour input's gradient: its first G columns,
+    // plus the density path on output 0 (d exp(x)/dx = exp(x), clamped like the forward).
     for (size_t i = 0; i < n; ++i) {
-        float* dg = &ws.d_geometry[i * G];
-        std::memcpy(dg, &ws.d_color_in[i * cin], sizeof(float) * G);
         const float raw = ws.color_in[i * cin];
-        dg[0] += d_sigma[i] * std::exp(std::clamp(raw, -kMaxLogDensity, kMaxLogDensity));
+        ws.d_color_in[i * cin] +=
+            d_sigma[i] * std::exp(std::clamp(raw, -kMaxLogDensity, kMaxLogDensity));
     }
-    m_density.backward(params + m_density_offset, packed, ws.enc.data(), enc_dims, n,
-                       ws.d_geometry.data(), G, ws.density, mlp_grad, d_enc);
+    m_density.backward(params + m_density_offset, packed, ws.enc_in, n, ws.d_color_in.data(), cin,
+                       ws.density, mlp_grad, d_enc);
 }
 
 }  // namespace radiant

@@ -56,10 +56,13 @@ class NerfField {
 
     struct Workspace {
         FusedMlp::Workspace density, color;
-        AlignedVector<float> enc_pos;   // [tile][3] positions mapped for the encoding
-        AlignedVector<float> enc;       // [tile][L*F]
-        AlignedVector<float> color_in;  // [tile][geometry + 16]
-        AlignedVector<float> d_color_in, d_geometry;
+        AlignedVector<float> enc_pos;  // [tile][3] positions mapped for the encoding
+        AlignedVector<float> enc;      // [tile][L*F], forward()'s own encoding
+        TileInput enc_in;              // the encoding the last forward read, where it lies
+        // [padded tile][geometry + 16]: the density MLP writes its outputs into the first
+        // columns, the view encodings fill the rest, and the colour MLP reads it.
+        AlignedVector<float> color_in;
+        AlignedVector<float> d_color_in;
         size_t max_tile = 0;
     };
     Workspace make_workspace(size_t max_tile) const;
@@ -91,10 +94,11 @@ class NerfField {
                Workspace& ws, float* rgb) const;
     // Backward of the tile last passed to forward(): adds MLP weight gradients to mlp_grad
     // (the parameters from density_offset() on, i.e. mlp_grad[0] is the first density-MLP
-    // weight) and writes dL/d(encoding) row-major [n][L*F] to d_enc; the caller scatters
-    // d_enc into the hash tables per level (HashGrid::backward).
+    // weight) and writes dL/d(encoding) [n][L*F] in d_enc's layout (feature-major, as
+    // HashGrid::backward reads it, to scatter into the tables level by level).
     void backward(const float* params, const float* packed, const float* d_sigma,
-                  const float* d_rgb, size_t n, Workspace& ws, float* mlp_grad, float* d_enc) const;
+                  const float* d_rgb, size_t n, Workspace& ws, float* mlp_grad,
+                  TileGradient d_enc) const;
 
     // Positions as the encoding sees them ([0, 1]^3 over the scene box).
     EncodingFrame encoding_frame() const { return {m_config.aabb_scale}; }
@@ -103,12 +107,10 @@ class NerfField {
     }
 
   private:
-    // Row-major ws.enc from a feature-major encoding.
-    void gather_encoding(const float* enc, size_t enc_stride, size_t n, Workspace& ws) const;
-    // The density MLP of density(), from the encoding in ws.enc.
-    void density_mlp(const float* packed, size_t n, Workspace& ws, float* sigma,
+    // The density MLP of density().
+    void density_mlp(const float* packed, TileInput enc, size_t n, Workspace& ws, float* sigma,
                      float* geometry) const;
-    // The density MLP of forward(), from the encoding in ws.enc, into sigma and the colour
+    // The density MLP of forward(), from the encoding ws.enc_in, into sigma and the colour
     // MLP's input; then the colour MLP once the view encodings are in place.
     void forward_density(const float* packed, size_t n, Workspace& ws, float* sigma) const;
     void forward_color(const float* packed, size_t n, Workspace& ws, float* rgb) const;

@@ -241,6 +241,18 @@ RD_AMX_TARGET void to_bf16_rows(const float* src, size_t rows, size_t cols, size
         }
 }
 
+RD_AMX_TARGET void to_bf16_rows_strided(const float* src, size_t rows, size_t cols,
+                                        size_t row_stride, size_t col_stride, uint16_t* dst,
+                                        size_t dst_stride) {
+    alignas(64) float lanes[16];
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t c = 0; c < cols; c += 16) {
+            for (size_t k = 0; k < 16; ++k) lanes[k] = src[r * row_stride + (c + k) * col_stride];
+            __m256bh h = _mm512_cvtneps_pbh(_mm512_load_ps(lanes));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + r * dst_stride + c), (__m256i)h);
+        }
+}
+
 RD_AMX_TARGET void to_bf16_vnni(const float* src, size_t rows, size_t cols, size_t src_stride,
                                 uint16_t* dst, bool relu) {
     const __m512 zero = _mm512_setzero_ps();
@@ -350,6 +362,9 @@ void to_bf16_rows(const float*, size_t, size_t, size_t, uint16_t*, size_t, bool)
     RD_CHECK(false);
 }
 void to_bf16_vnni(const float*, size_t, size_t, size_t, uint16_t*, bool) { RD_CHECK(false); }
+void to_bf16_rows_strided(const float*, size_t, size_t, size_t, size_t, uint16_t*, size_t) {
+    RD_CHECK(false);
+}
 void to_bf16_transposed(const float*, size_t, size_t, size_t, uint16_t*, size_t) {
     RD_CHECK(false);
 }

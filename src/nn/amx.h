@@ -37,6 +37,10 @@ void matmul_avx512(size_t M, size_t N, size_t K, const uint16_t* A, size_t lda, 
 // relu: clamp at zero first.
 void to_bf16_rows(const float* src, size_t rows, size_t cols, size_t src_stride, uint16_t* dst,
                   size_t dst_stride, bool relu);
+// The same from a strided source, element (r, c) at src[r * row_stride + c * col_stride] (the
+// hash grid's feature-major encoding), with the same rounding.
+void to_bf16_rows_strided(const float* src, size_t rows, size_t cols, size_t row_stride,
+                          size_t col_stride, uint16_t* dst, size_t dst_stride);
 // VNNI pairs of rows: dst[(r/2) * cols + c][r % 2] (rows even).
 void to_bf16_vnni(const float* src, size_t rows, size_t cols, size_t src_stride, uint16_t* dst,
                   bool relu);

@@ -1,6 +1,7 @@
 #include "train/step_chunks.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/error.h"
 #include "parallel/communicator.h"
@@ -96,6 +97,20 @@ ChunkView StepChunks::view(size_t c) {
     v.loss = &l.loss;
     v.trained = &l.trained;
     return v;
+}
+
+void keep_samples(ChunkView& ch, const uint32_t* keep, size_t enc_dims) {
+    thread_local std::vector<uint32_t> from;  // each ray's first sample before
+    from.assign(ch.ray_begin, ch.ray_begin + ch.rays + 1);
+    const size_t n = ch.n, kept = compact_samples(ch.samples, ch.ray_begin, ch.rays, keep);
+    // The encoding's row k moves from k * n to k * kept: rows in order, each's rays in order, so
+    // every move reads from at or after where it writes, before anything overwrites it.
+    if (kept != n)
+        for (size_t k = 0; k < enc_dims; ++k)
+            for (size_t r = 0; r < ch.rays; ++r)
+                std::memmove(ch.enc + k * kept + ch.ray_begin[r], ch.enc + k * n + from[r],
+                             sizeof(float) * (ch.ray_begin[r + 1] - ch.ray_begin[r]));
+    ch.n = kept;
 }
 
 }  // namespace radiant

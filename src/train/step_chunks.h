@@ -63,6 +63,10 @@ void grow_to(V& v, size_t n) {
     if (v.size() < n) v.resize(n + n / 4);
 }
 
+// Keeps the first keep[r] samples of each of the chunk's rays, in place (rays keep their order,
+// samples theirs): the samples, and the encoding's rows re-strided to the new count (n).
+void keep_samples(ChunkView& ch, const uint32_t* keep, size_t enc_dims);
+
 class StepChunks {
   public:
     // `shared`: the step's shared buffers (null: every chunk lives in this rank's memory).

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <exception>
 
 #include "core/error.h"
 #include "core/rng.h"
 #include "scene/composite.h"
-#include "scene/grid_visibility.h"
+#include "train/unseen_cells.h"
 
 namespace radiant {
 
@@ -21,9 +20,10 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
       m_comm(comm),
       m_sampler(images, model.config().scene),
       m_budget(comm ? size_t(comm->size()) : 1, config.initial_rays, config.target_samples,
-               kChunks) {
+               kChunks),
+      m_gradient_sum(model.field().grid(), mlp_params(), model.field().density_offset()),
+      m_totals(m_budget.per_rank().size()) {
     RD_CHECK(!images.images.empty());
-    m_rank_stats.assign(kRankStats * m_budget.per_rank().size(), 0.0);
     const NerfField& field = m_model.field();
     m_exchange = std::make_unique<GradientExchange>(
         m_comm, field.n_params(),
@@ -37,68 +37,31 @@ NerfTrainer::NerfTrainer(const ImageSet& images, NerfModel& model, const NerfTra
         config.adam,
         std::vector<ParamRange>{{0, d0, false, true}, {d0, field.n_params() - d0, true, false}},
         field.n_params());
-    const int L = field.grid().config().n_levels;
-    for (int level = L - 1; level >= 0; --level) {
-        m_level_items.push_back(level);
-        m_level_begin.push_back(field.grid().levels()[size_t(level)].param_offset);
-    }
-    std::reverse(m_level_begin.begin(), m_level_begin.end());
-    m_level_begin.push_back(field.grid().n_params());
-    RD_CHECK(m_level_begin[0] == 0 && std::is_sorted(m_level_begin.begin(), m_level_begin.end()) &&
-             m_level_begin.back() <= d0);
     const size_t E = size_t(field.grid().n_output_dims());
     std::unique_ptr<SharedStepBuffers> shared;
     if (config.share_step_across_ranks && gradients_in_shared_memory())
-        shared = share_step(
-            *m_comm, m_pool,
-            {kChunks, chunk_sample_budget() + m_model.config().march.max_samples,
-             std::max({config.target_samples, config.initial_rays, kChunks}), E,
-             NerfField::view_dims(), mlp_params(), m_model.grid().n_cells(), gradient_items()});
+        shared = share_step(*m_comm, m_pool,
+                            {kChunks, chunk_sample_budget() + m_model.config().march.max_samples,
+                             std::max({config.target_samples, config.initial_rays, kChunks}), E,
+                             NerfField::view_dims(), mlp_params(), m_model.grid().n_cells(),
+                             m_gradient_sum.items()});
     m_chunks = std::make_unique<StepChunks>(kChunks, shared.get(), E, NerfField::view_dims(),
                                             mlp_params());
     m_scheduler = std::make_unique<StepScheduler>(m_pool, m_comm, kChunks, std::move(shared),
                                                   kGridBlock, kTile);
     const size_t max_tile = std::max(kTile, m_model.config().march.max_samples);
-    for (int t = 0; t < pool.size(); ++t)
-        m_scratch.push_back({field.make_workspace(max_tile),
-                             AlignedVector<float>(max_tile * E),
-                             AlignedVector<float>(max_tile),
-                             AlignedVector<float>(3 * max_tile),
-                             AlignedVector<float>(max_tile),
-                             AlignedVector<float>(3 * max_tile),
-                             {},
-                             {},
-                             {},
-                             {},
-                             {}});
-    mark_unseen_cells_dead();
+    m_scratch.resize(size_t(pool.size()));
+    for (ThreadScratch& s : m_scratch) {
+        s.ws = field.make_workspace(max_tile);
+        s.sigma.resize(max_tile), s.d_sigma.resize(max_tile);
+        s.rgb.resize(3 * max_tile), s.d_rgb.resize(3 * max_tile);
+    }
+    mark_unseen_cells_dead(m_model.grid(), m_images, m_model.config().scene, m_pool, m_comm);
 }
 
 size_t NerfTrainer::chunk_sample_budget() const {
     return std::max<size_t>(4 * m_config.target_samples / kChunks,
                             m_model.config().march.max_samples);
-}
-
-void NerfTrainer::mark_unseen_cells_dead() {
-    // Every rank's cameras (each rank stages its own share), so all ranks kill the same cells.
-    std::vector<ViewFrustum> views;
-    for (const StagedImage& im : m_images.images)
-        views.push_back(view_frustum(im.camera, im.camera_to_world, m_model.config().scene));
-    if (m_comm && m_comm->distributed()) {
-        std::vector<float> mine(views.size() * ViewFrustum::kFloats);
-        for (size_t i = 0; i < views.size(); ++i) views[i].pack(&mine[i * ViewFrustum::kFloats]);
-        views.clear();
-        const std::string bytes(reinterpret_cast<const char*>(mine.data()),
-                                mine.size() * sizeof(float));
-        for (const std::string& part : m_comm->allgather_strings(bytes)) {
-            std::vector<float> theirs(part.size() / sizeof(float));
-            std::memcpy(theirs.data(), part.data(), theirs.size() * sizeof(float));
-            for (size_t at = 0; at + ViewFrustum::kFloats <= theirs.size();
-                 at += ViewFrustum::kFloats)
-                views.push_back(ViewFrustum::unpack(&theirs[at]));
-        }
-    }
-    m_model.grid().mark_dead(cells_seen_by(m_model.grid(), views, m_pool));
 }
 
 NerfTrainer::~NerfTrainer() {
@@ -207,12 +170,9 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
     // Less gradient to the crowded space just in front of the cameras (fewer floaters).
     scale_near_camera_gradients(ch.samples.t + i0, nt, m_config.near_gradient_distance, d_sigma,
                                 d_rgb);
+    // dL/d(encoding) goes feature-major into the chunk's rows, as the hash backward reads it.
     field.backward(params, m_model.packed(), d_sigma, d_rgb, nt, scratch.ws, ch.grad,
-                   scratch.d_enc.data());
-    // The hash backward streams each feature over all samples: store d_enc feature-major.
-    const size_t E = size_t(field.grid().n_output_dims()), n = ch.n;
-    for (size_t i = 0; i < nt; ++i)
-        for (size_t k = 0; k < E; ++k) ch.d_enc[k * n + i0 + i] = scratch.d_enc[i * E + k];
+                   TileGradient{ch.d_enc + i0, 1, ch.n});
     return squared_error;
 }
 
@@ -227,28 +187,20 @@ double NerfTrainer::train_group(const ChunkView& ch, size_t r0, size_t r1, int t
 void NerfTrainer::compact_chunk(ChunkView& ch, int thread) {
     const NerfField& field = m_model.field();
     ThreadScratch& scratch = m_scratch[size_t(thread)];
-    const size_t n = ch.n, E = size_t(field.grid().n_output_dims());
+    const size_t n = ch.n;
     grow_to(scratch.chunk_sigma, std::max<size_t>(n, 1));
     float* sigma = scratch.chunk_sigma.data();
     for (size_t i0 = 0; i0 < n; i0 += kTile)
         field.density_encoded(m_model.packed(), ch.enc + i0, n, std::min(kTile, n - i0), scratch.ws,
                               sigma + i0);
-    std::vector<uint32_t>& from = scratch.marched_begin;
-    from.assign(ch.ray_begin, ch.ray_begin + ch.rays + 1);
     std::vector<uint32_t>& keep = scratch.keep;
     keep.resize(ch.rays);
-    for (size_t r = 0; r < ch.rays; ++r)
-        keep[r] = uint32_t(
-            samples_in_front(sigma + from[r], ch.samples.dt + from[r], from[r + 1] - from[r]));
-    const size_t kept = compact_samples(ch.samples, ch.ray_begin, ch.rays, keep.data());
-    // The encoding's row k moves from k * n to k * kept: rows in order, each's rays in order, so
-    // every move reads from at or after where it writes, before anything overwrites it.
-    if (kept != n)
-        for (size_t k = 0; k < E; ++k)
-            for (size_t r = 0; r < ch.rays; ++r)
-                std::memmove(ch.enc + k * kept + ch.ray_begin[r], ch.enc + k * n + from[r],
-                             sizeof(float) * (ch.ray_begin[r + 1] - ch.ray_begin[r]));
-    ch.n = kept;
+    for (size_t r = 0; r < ch.rays; ++r) {
+        const size_t s0 = ch.ray_begin[r];
+        keep[r] =
+            uint32_t(samples_in_front(sigma + s0, ch.samples.dt + s0, ch.ray_begin[r + 1] - s0));
+    }
+    keep_samples(ch, keep.data(), size_t(field.grid().n_output_dims()));
 }
 
 void NerfTrainer::train_chunk(ChunkView ch, int thread) {
@@ -267,44 +219,14 @@ void NerfTrainer::train_chunk(ChunkView ch, int thread) {
     *ch.loss = loss;
 }
 
-void NerfTrainer::sum_gradient_item(size_t i, float* grads) {
-    const NerfField& field = m_model.field();
-    const size_t L = m_level_items.size();
-    if (i < L) {  // a hash level, over the chunks' samples in chunk order
-        const int level = m_level_items[i];
-        for (size_t c = m_scheduler->chunks_begin(); c < m_scheduler->chunks_end(); ++c) {
-            const ChunkView ch = m_chunks->view(c);
-            if (const size_t n = *ch.trained)
-                field.grid().backward(ch.samples.pos, n, ch.d_enc, n, grads, level, level + 1);
-        }
-        return;
-    }
-    // A block of the MLPs' gradients, summed over the chunks in chunk order.
-    const size_t nm = mlp_params(), b = (i - L) * kMlpBlock, e = std::min(nm, b + kMlpBlock);
-    float* out = grads + field.density_offset();
-    const size_t c0 = m_scheduler->chunks_begin(), c1 = m_scheduler->chunks_end();
-    const float* first = m_chunks->view(c0).grad;
-    std::copy(first + b, first + e, out + b);
-    for (size_t c = c0 + 1; c < c1; ++c) {
-        const float* g = m_chunks->view(c).grad;
-        for (size_t j = b; j < e; ++j) out[j] += g[j];
-    }
+ChunkGradient NerfTrainer::chunk_gradient(size_t c) {
+    const ChunkView ch = m_chunks->view(m_scheduler->chunks_begin() + c);
+    return {ch.samples.pos, ch.d_enc, *ch.trained, *ch.trained, ch.grad};
 }
 
 int NerfTrainer::gradient_holder(size_t begin, size_t end) {
-    const size_t d0 = m_model.field().density_offset();
-    if (end <= m_level_begin.back()) {  // within the hash grid: one level's table?
-        const size_t level =
-            size_t(std::upper_bound(m_level_begin.begin(), m_level_begin.end(), begin) -
-                   m_level_begin.begin()) -
-            1;
-        if (end > m_level_begin[level + 1]) return -1;
-        return m_scheduler->holder(m_level_items.size() - 1 - level);  // items run finest first
-    }
-    if (begin < d0) return -1;
-    const size_t block = (begin - d0) / kMlpBlock;  // within one block of the MLP's?
-    if (end > d0 + (block + 1) * kMlpBlock) return -1;
-    return m_scheduler->holder(m_level_items.size() + block);
+    const int item = m_gradient_sum.item_holding(begin, end);
+    return item < 0 ? -1 : m_scheduler->holder(size_t(item));
 }
 
 void NerfTrainer::gather_optimizer_state() { m_exchange->gather_optimizer_state(*m_adam); }
@@ -326,8 +248,9 @@ double NerfTrainer::forward_backward(const std::function<void(double&)>& lap) {
     // The hash-grid forward of every sample of the step, a level per work item (as the
     // backward below): a level's table stays in cache across the step's samples.
     const NerfField& field = m_model.field();
-    sched.run(m_level_items.size(), [&](size_t i, int) {
-        const int level = m_level_items[i];
+    const size_t levels = size_t(field.grid().config().n_levels);
+    sched.run(levels, [&](size_t i, int) {
+        const int level = int(levels - 1 - i);  // finest first, as the gradient sum
         for (size_t c = sched.chunks_begin(); c < sched.chunks_end(); ++c) {
             const ChunkView ch = m_chunks->view(c);
             if (ch.n)
@@ -346,37 +269,28 @@ double NerfTrainer::forward_backward(const std::function<void(double&)>& lap) {
     lap(m_phase.exchange);
     // The gradients, each item whole where it was summed.
     float* grads = m_exchange->gradients();
-    sched.run(gradient_items(), [&](size_t i, int) {
+    const size_t chunks = sched.chunks_end() - sched.chunks_begin();
+    sched.run(m_gradient_sum.items(), [&](size_t i, int) {
         sched.hold(i);
-        sum_gradient_item(i, grads);
+        m_gradient_sum.sum(
+            i, chunks, [&](size_t c) { return chunk_gradient(c); }, grads);
     });
     lap(m_phase.gradients);
     sched.sync();  // the holders, for every rank's Adam
     lap(m_phase.exchange);
-    // Every rank's (loss, rays, samples, trained) in rank order: one small exchange for the
-    // step's totals. Whoever trained a chunk wrote its loss and trained count.
-    double loss = 0.0, rays = 0, samples = 0, trained = 0;
+    // Every rank's counts, in one small exchange. Whoever trained a chunk wrote its loss and
+    // trained count.
+    StepCounts mine;
     for (size_t c = c0; c < c0 + n_mine; ++c) {
         const ChunkView ch = m_chunks->view(c);
-        loss += *ch.loss;
-        rays += double(m_chunks->marched(c).rays);
-        samples += double(m_chunks->marched(c).n());
-        trained += double(*ch.trained);
+        mine.loss += *ch.loss;
+        mine.rays += double(m_chunks->marched(c).rays);
+        mine.samples += double(m_chunks->marched(c).n());
+        mine.trained += double(*ch.trained);
     }
-    const double mine[kRankStats] = {loss, rays, samples, trained};
-    double* all = m_rank_stats.data();
-    std::copy(mine, mine + kRankStats, all);
-    if (m_comm && m_comm->distributed()) {
-        m_comm->allgather(mine, kRankStats, all);
-        loss = rays = samples = trained = 0;
-        for (size_t r = 0; r < m_rank_stats.size(); r += kRankStats)
-            loss += all[r], rays += all[r + 1], samples += all[r + 2], trained += all[r + 3];
-    }
+    m_totals.gather(m_comm, mine);
     lap(m_phase.exchange);
-    m_samples = size_t(samples);
-    m_samples_trained = size_t(trained);
-    m_rays_done = size_t(rays);
-    return loss;
+    return m_totals.total().loss;
 }
 
 double NerfTrainer::loss_and_gradients(std::vector<float>& gradients) {
@@ -388,7 +302,7 @@ double NerfTrainer::loss_and_gradients(std::vector<float>& gradients) {
     const size_t n = m_model.field().n_params();
     gradients.assign(grads, grads + n);
     std::fill(grads, grads + n, 0.0f);  // as Adam leaves them
-    return loss / double(std::max<size_t>(m_rays_done, 1) * 3);
+    return loss / double(std::max<size_t>(rays_last_step(), 1) * 3);
 }
 
 double NerfTrainer::step() {
@@ -413,8 +327,8 @@ double NerfTrainer::step() {
     // trained ones to the target (instant-ngp's way) made ~2.2x the rays a step and half the
     // steps, and scored the same or lower (lego-800, 180 s: 30.92 and 30.90 against 30.96 dB).
     for (size_t r = 0; r < m_budget.per_rank().size(); ++r)
-        m_budget.adapt(r, m_rank_stats[kRankStats * r + 1], m_rank_stats[kRankStats * r + 2]);
-    return loss / double(std::max<size_t>(m_rays_done, 1) * 3);
+        m_budget.adapt(r, m_totals.rank(r).rays, m_totals.rank(r).samples);
+    return loss / double(std::max<size_t>(rays_last_step(), 1) * 3);
 }
 
 }  // namespace radiant

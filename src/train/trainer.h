@@ -30,6 +30,7 @@
 #include "io/staging.h"
 #include "nerf/model.h"
 #include "nn/adam.h"
+#include "nn/gradient_sum.h"
 #include "nn/loss.h"
 #include "parallel/communicator.h"
 #include "parallel/gradient_exchange.h"
@@ -38,6 +39,7 @@
 #include "train/ray_budget.h"
 #include "train/ray_sampler.h"
 #include "train/step_chunks.h"
+#include "train/step_totals.h"
 
 namespace radiant {
 
@@ -101,11 +103,10 @@ class NerfTrainer {
     double loss_and_gradients(std::vector<float>& gradients);
     uint64_t steps() const { return m_step; }
     // Over all ranks.
-    size_t rays_last_step() const { return m_rays_done; }
-    size_t samples_last_step() const { return m_samples; }  // marched
-    size_t samples_trained_last_step() const {
-        return m_samples_trained;
-    }  // of them, in front of opacity
+    size_t rays_last_step() const { return size_t(m_totals.total().rays); }
+    size_t samples_last_step() const { return size_t(m_totals.total().samples); }  // marched
+    // Of them, those in front of where their ray turned opaque.
+    size_t samples_trained_last_step() const { return size_t(m_totals.total().trained); }
     // Makes the optimiser's moments whole on every rank (they are sharded while training);
     // collective: every rank calls it, e.g. before a snapshot.
     void gather_optimizer_state();
@@ -146,21 +147,17 @@ class NerfTrainer {
     static constexpr size_t kGridBlock = size_t(1) << 16;  // occupancy cells encoded per pass
 
   private:
-    // The work items whose sums leave a part of the gradients whole: the hash levels (finest,
-    // dearest, first), then blocks of the MLPs' gradients.
-    static constexpr size_t kMlpBlock = 4096;
-    size_t gradient_items() const {
-        return m_level_items.size() + (mlp_params() + kMlpBlock - 1) / kMlpBlock;
-    }
     size_t mlp_params() const {
         return m_model.field().n_params() - m_model.field().density_offset();
     }
     // The rank whose gradient buffer alone holds parameters [begin, end) this step, or -1.
     int gradient_holder(size_t begin, size_t end);
+    // The c-th chunk the scheduler gives this rank's gradient sums.
+    ChunkGradient chunk_gradient(size_t c);
 
-    // A step up to its gradients (in m_exchange->gradients()) and totals (m_rank_stats, the
-    // counts of the last step); returns the summed squared error over all ranks. `lap(phase)`
-    // adds the time since the last lap to that phase.
+    // A step up to its gradients (in m_exchange->gradients()) and counts (m_totals); returns the
+    // summed squared error over all ranks. `lap(phase)` adds the time since the last lap to that
+    // phase.
     double forward_backward(const std::function<void(double&)>& lap);
     // Draws chunk c's rays and marches them (until its sample budget is spent).
     void march_chunk(size_t c, size_t ray_count);
@@ -168,13 +165,9 @@ class NerfTrainer {
     void compact_chunk(ChunkView& ch, int thread);
     void train_chunk(ChunkView ch, int thread);
     double train_group(const ChunkView& ch, size_t r0, size_t r1, int thread);
-    // Work item i of the gradient sums (gradient_items()).
-    void sum_gradient_item(size_t i, float* grads);
     void update_grid();
     // Most samples one chunk can hold (march_chunk stops adding rays past its budget).
     size_t chunk_sample_budget() const;
-    // Kills the grid cells no training camera of any rank sees (grid_visibility.h).
-    void mark_unseen_cells_dead();
 
     const ImageSet& m_images;
     NerfModel& m_model;
@@ -183,6 +176,7 @@ class NerfTrainer {
     Communicator* m_comm;
     RaySampler m_sampler;
     RayBudget m_budget;
+    GradientSum m_gradient_sum;  // the step's gradient, in work items
     // Sums gradients over ranks and runs Adam; it may hold the model's parameters (one copy
     // shared by the ranks of a machine).
     std::unique_ptr<GradientExchange> m_exchange;
@@ -191,21 +185,14 @@ class NerfTrainer {
     std::unique_ptr<StepChunks> m_chunks;
     struct ThreadScratch {
         NerfField::Workspace ws;
-        AlignedVector<float> d_enc;                       // one tile, row-major
         AlignedVector<float> sigma, rgb, d_sigma, d_rgb;  // one tile
-        AlignedVector<float> chunk_sigma;     // every marched sample of a chunk (compact_chunk)
-        std::vector<uint32_t> marched_begin;  // the chunk's ray_begin before compaction
-        std::vector<uint32_t> keep;           // each ray's samples in front of opacity
+        AlignedVector<float> chunk_sigma;  // every marched sample of a chunk (compact_chunk)
+        std::vector<uint32_t> keep;        // each ray's samples in front of opacity
         AlignedVector<float> cell_mapped, cell_enc;  // one block of occupancy cells
     };
     std::vector<ThreadScratch> m_scratch;
-    std::vector<int> m_level_items;     // gradient item -> hash level, finest first
-    std::vector<size_t> m_level_begin;  // level -> first parameter (+1 entry: the grid's end)
     uint64_t m_step = 0;
-    static constexpr size_t kRankStats = 4;
-    std::vector<double>
-        m_rank_stats;  // each rank's (loss, rays, samples, trained samples) of the last step
-    size_t m_rays_done = 0, m_samples = 0, m_samples_trained = 0;
+    StepTotals m_totals;  // the last step's counts
     PhaseSeconds m_phase;
 };
 
