@@ -21,6 +21,7 @@
 #include "io/image.h"
 #include "nn/amx.h"
 #include "nn/simd.h"
+#include "train/training_loop.h"
 
 namespace radiant {
 
@@ -43,7 +44,25 @@ struct FitImageOptions {
     float lr = 1e-2f;
 };
 
+// The image fitter on the training loop every run shares.
+class ImageFitTask : public LoopTask {
+  public:
+    explicit ImageFitTask(ImageFitter& fitter) : m_fitter(fitter) {}
+    double train_step() override { return m_fitter.step(); }
+    uint64_t steps_done() const override { return m_fitter.steps(); }
+    void set_learning_rate_scale(float scale) override {
+        m_fitter.optimizer().set_learning_rate_scale(scale);
+    }
+    std::optional<double> validate(int) override { return m_fitter.psnr(); }
+    void save_checkpoint() override {}  // fit-image keeps no snapshots
+
+  private:
+    ImageFitter& m_fitter;
+};
+
 int run_fit_image(const FitImageOptions& o) {
+    if (o.steps == 0 && o.seconds <= 0)
+        throw Error("fit-image", "--steps 0 needs --seconds (a run needs one limit)");
     check_output_path(o.out, "--out");
     check_output_path(o.report, "--report");
     if (!o.out.empty() && std::filesystem::path(o.out).extension() != ".png")
@@ -87,38 +106,44 @@ int run_fit_image(const FitImageOptions& o) {
         fitter.grid().n_params(), config.n_neurons, config.n_hidden_layers, fitter.mlp().n_params(),
         config.batch);
 
-    const uint64_t max_steps = o.seconds > 0 && o.steps == 0 ? UINT64_MAX : o.steps;
+    TrainingPlan plan;
+    plan.steps = o.steps;
+    plan.seconds = o.seconds;
+    plan.val_every = o.eval_every;
+    plan.checkpoint_every = 0;
+    plan.decay_learning_rate = false;  // step-bounded runs anneal in Adam (above)
+    ImageFitTask task(fitter);
+    TrainingLoop loop(task, plan);
     Report report;
     report.command = "fit-image";
     report.threads = pool.size();
-    Progress progress("fit-image", max_steps == UINT64_MAX ? 0 : max_steps, o.seconds);
-    double train_seconds = 0.0;
+    Progress progress("fit-image", o.steps, o.seconds);
     ProgressState state;
-    while (fitter.steps() < max_steps && (o.seconds <= 0 || train_seconds < o.seconds)) {
-        Timer step_timer;
-        double loss = fitter.step();
-        train_seconds += step_timer.seconds();
-        if (!std::isfinite(loss))
-            throw Error(source, fmt::format("training diverged: loss is {} at step {}", loss,
-                                            fitter.steps()));
-        state.step = fitter.steps();
-        state.loss = loss;
-        state.samples_per_second = double(fitter.steps()) * fitter.batch() / train_seconds;
-        HistoryPoint point{state.step, train_seconds, loss, std::nullopt};
-        bool last = fitter.steps() >= max_steps || (o.seconds > 0 && train_seconds >= o.seconds);
-        if ((o.eval_every > 0 && state.step % o.eval_every == 0) || last) {
-            point.psnr = fitter.psnr();
-            state.psnr = point.psnr;
-            if (!last)
-                progress.message(fmt::format("  step {:>6}  {:7.2f} s  loss {:.3e}  psnr {:.2f} dB",
-                                             state.step, train_seconds, loss, *point.psnr));
+    while (loop.status() == TrainingLoop::Status::kRunning) {
+        const TrainingLoop::StepResult r = loop.step();
+        if (loop.status() == TrainingLoop::Status::kDiverged)
+            throw Error(source,
+                        fmt::format("training diverged: loss is {} at step {}", r.loss, r.step));
+        state.step = r.step;
+        state.loss = r.loss;
+        state.samples_per_second = double(r.step) * fitter.batch() / r.seconds;
+        if (r.psnr) {
+            state.psnr = r.psnr;
+            progress.message(fmt::format("  step {:>6}  {:7.2f} s  loss {:.3e}  psnr {:.2f} dB",
+                                         r.step, r.seconds, r.loss, *r.psnr));
         }
-        if (state.step % 10 == 0 || last || point.psnr) report.history.push_back(point);
-        progress.update(state);
+        if (loop.status() == TrainingLoop::Status::kRunning) progress.update(state);
     }
+    // The last step's PSNR, in the history too.
+    const double psnr = fitter.psnr();
+    state.psnr = psnr;
+    report.history = loop.history();
+    if (!report.history.empty() && report.history.back().step == fitter.steps())
+        report.history.back().psnr = psnr;
+    progress.update(state);
     progress.finish(state);
 
-    double psnr = state.psnr ? *state.psnr : fitter.psnr();
+    const double train_seconds = loop.seconds();
     double sps = fitter.steps() * double(fitter.batch()) / std::max(train_seconds, 1e-9);
     report.psnr = psnr;
     report.steps = fitter.steps();

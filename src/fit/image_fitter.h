@@ -58,6 +58,7 @@ class ImageFitter {
     const HashGrid& grid() const { return m_grid; }
     const FusedMlp& mlp() const { return m_mlp; }
     const AlignedVector<float>& params() const { return m_params; }
+    Adam& optimizer() { return *m_adam; }
     // Trained FLOPs per pixel: MLP forward + backward including the encoding gradient.
     double flops_per_sample() const { return m_mlp.flops_per_sample(true); }
     size_t batch() const { return m_config.batch; }
