@@ -142,6 +142,39 @@ TEST(CliNerf, InterruptedThenResumedEqualsUninterrupted) {
     EXPECT_EQ(params_block(staged), params_block(straight));
 }
 
+// --space unbounded: the snapshot carries the contraction and the far sample (eval rebuilds
+// the same model and scores what training's validation scored), and an interrupted run resumes
+// bit for bit; a bounded run's header has neither key.
+TEST(CliNerf, UnboundedSpaceRoundTripsAndResumesExactly) {
+    Scene s;
+    const std::string straight = s.dir / "straight.radiant", staged = s.dir / "staged.radiant";
+    const std::string report = s.dir / "train.json", args = " --steps 30 --space unbounded";
+    RunResult r = run(s.dir, s.train_args(straight) + args + " --val " + s.scene.test_json +
+                                 " --report " + report);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("space: unbounded, contracted beyond"), std::string::npos) << r.err;
+    const nlohmann::json model = SnapshotFile::read(straight).header()["model"];
+    EXPECT_GE(model["field"]["contraction_radius"].get<float>(), 0.5f);
+    EXPECT_TRUE(model["march"]["far_sample"].get<bool>());
+    const std::string eval_report = s.dir / "eval.json";
+    r = run(s.dir, "eval " + straight + " " + s.scene.test_json + " --report " + eval_report +
+                       " --precision fp32");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NEAR(nlohmann::json::parse(read_file(eval_report))["psnr"].get<double>(),
+                nlohmann::json::parse(read_file(report))["psnr"].get<double>(), 1e-6);
+    r = run(s.dir, s.train_args(staged) + args + " --stop-at-step 13");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = run(s.dir, s.train_args(staged) + args + " --resume");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(params_block(staged), params_block(straight));
+
+    const std::string bounded = s.dir / "bounded.radiant";
+    ASSERT_EQ(run(s.dir, s.train_args(bounded) + " --steps 2").exit_code, 0);
+    const nlohmann::json box = SnapshotFile::read(bounded).header()["model"];
+    EXPECT_FALSE(box["field"].contains("contraction_radius"));
+    EXPECT_FALSE(box["march"].contains("far_sample"));
+}
+
 TEST(CliNerf, CtrlCSavesASnapshotAndExitsCleanly) {
     Scene s;
     const std::string snap = s.dir / "int.radiant", err = s.dir / "err.txt";

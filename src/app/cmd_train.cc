@@ -131,7 +131,7 @@ TrainingPlan training_plan(const TrainOptions& o, const std::string& snapshot_pa
 // The model to train: the resumed snapshot's (whose seed then rules), or a new one.
 std::unique_ptr<NerfModel> training_model(const TrainOptions& o,
                                           std::optional<LoadedModel>& resumed,
-                                          const TrainingData& data, const TrainRunInfo& run,
+                                          const TrainingData& data, TrainRunInfo& run,
                                           NerfTrainConfig& config, Communicator& comm) {
     if (!resumed) {
         ModelChoices choices;
@@ -139,7 +139,9 @@ std::unique_ptr<NerfModel> training_model(const TrainOptions& o,
         std::sscanf(o.encoding.c_str(), "%dx%d", &choices.levels,
                     &choices.features);  // validated by the option
         choices.bf16_if_native = o.precision != "fp32";
-        return new_training_model(data.dataset, data.images, choices, config.seed, &comm);
+        choices.space = o.space == "unbounded" ? SceneSpace::kUnbounded : SceneSpace::kBounded;
+        return new_training_model(data.dataset, data.images, choices, config.seed, &comm,
+                                  &run.space_note);
     }
     const auto& info = resumed->file.header()["info"];
     if (info.contains("seed") && info["seed"].is_number_unsigned())
@@ -373,6 +375,13 @@ Command add_train_command(CLI::App& app) {
            "(fox steps ~8% faster "
            "at the same PSNR per step)")
         ->check(CLI::IsMember({"fp32", "bf16", "auto"}))
+        ->capture_default_str();
+    cmd->add_option("--space", o->space,
+                    "bounded: the dataset's scene box (aabb_scale); unbounded: all of space, "
+                    "contracted beyond the cameras, with the background as a far sample, for "
+                    "captures whose background reaches beyond the box (a box too small for it "
+                    "fogs up held-out views). Ignored with --resume (the snapshot's)")
+        ->check(CLI::IsMember({"bounded", "unbounded"}))
         ->capture_default_str();
     cmd->add_option("--mpi-optimizer", o->mpi_optimizer,
                     "under mpirun: each rank's Adam updates its shard of the parameters, then the "

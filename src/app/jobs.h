@@ -40,6 +40,7 @@ struct TrainOptions {
     std::string loss = "l2";
     float near_grad_distance = 1.0f;  // NerfTrainConfig::near_gradient_distance
     std::string precision = "auto";   // bf16 on AMX or AVX512-BF16, fp32 elsewhere (BENCHMARKS.md)
+    std::string space = "bounded";    // or unbounded (train/model_setup.h)
     bool view = false;                // serve the viewer while training
     std::string view_host = "127.0.0.1";
     int view_port = 7007;

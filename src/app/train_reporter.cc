@@ -45,6 +45,7 @@ void TrainReporter::start(const TrainingSession& session, const ImageSet& images
                                         session.seconds())
                                 .c_str()
                           : "");
+    if (!m_info.space_note.empty()) std::fprintf(stderr, "  %s\n", m_info.space_note.c_str());
 }
 
 void TrainReporter::step(const TrainingSession::StepResult& r, const TrainingSession& session) {

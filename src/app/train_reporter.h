@@ -20,6 +20,7 @@ struct TrainRunInfo {
     size_t all_views = 0;  // training views over all ranks
     size_t val_views = 0;  // views of the final validation
     double staging_seconds = 0;
+    std::string space_note;  // which space a new model chose, and why (empty when resuming)
 };
 
 class TrainReporter {

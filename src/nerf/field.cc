@@ -52,7 +52,19 @@ void FieldConfig::set_encoding(int levels, int features) {
     grid.n_levels = levels;
     grid.n_features_per_level = features;
     grid.per_level_scale =
-        HashGridConfig::scale_for_finest(grid.base_resolution, levels, 2048.0f * aabb_scale);
+        HashGridConfig::scale_for_finest(grid.base_resolution, levels, finest_resolution());
+}
+
+void FieldConfig::set_contraction(float radius) {
+    RD_CHECK(radius > 0);
+    contraction.radius = radius;
+    grid.per_level_scale =
+        HashGridConfig::scale_for_finest(grid.base_resolution, grid.n_levels, finest_resolution());
+}
+
+float FieldConfig::finest_resolution() const {
+    // Contracted space spans 4 inner radii ([-2, 2]) per axis.
+    return 2048.0f * (contraction.enabled() ? 4.0f * contraction.radius : aabb_scale);
 }
 
 NerfField::NerfField(const FieldConfig& c, KernelImpl impl)

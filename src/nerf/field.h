@@ -3,7 +3,8 @@
 // -> colour MLP -> sigmoid RGB. Density = exp(log-density).
 //
 // Positions are in the unit-cube frame; the encoding sees them mapped from the scene box
-// [0.5 - aabb_scale/2, 0.5 + aabb_scale/2]^3 to [0, 1]^3. Parameters: hash tables, then the
+// [0.5 - aabb_scale/2, 0.5 + aabb_scale/2]^3 to [0, 1]^3, or, for an unbounded scene, from all
+// of space contracted (scene/contraction.h) to [0, 1]^3. Parameters: hash tables, then the
 // density MLP, then the colour MLP, in one flat buffer.
 #pragma once
 
@@ -27,6 +28,7 @@ struct FieldConfig {
     int color_neurons = 64;
     int color_hidden_layers = 2;
     float aabb_scale = 1.0f;
+    SceneContraction contraction;  // enabled: the encoding covers contracted space
     MlpPrecision precision = MlpPrecision::kFp32;
 
     // instant-ngp's defaults: 16 levels x 2 features, table 2^19, base 16, finest 2048 * aabb.
@@ -36,6 +38,11 @@ struct FieldConfig {
     // the base and finest resolutions: 8 x 4 is instant-ngp's newer base.json, whose levels
     // double in resolution and whose coarse three fit densely in the table.
     void set_encoding(int levels, int features);
+    // Encodes contracted space, with inner radius `radius` (unit-cube frame) around the cube's
+    // centre: the finest level keeps instant-ngp's 2048 cells per unit over the inner region.
+    void set_contraction(float radius);
+    // Cells of the finest level across the encoded domain.
+    float finest_resolution() const;
 };
 
 class NerfField {
@@ -101,7 +108,7 @@ class NerfField {
                   TileGradient d_enc) const;
 
     // Positions as the encoding sees them ([0, 1]^3 over the scene box).
-    EncodingFrame encoding_frame() const { return {m_config.aabb_scale}; }
+    EncodingFrame encoding_frame() const { return {m_config.aabb_scale, m_config.contraction}; }
     void map_positions(const float* positions, size_t n, float* out) const {
         encoding_frame().map(positions, n, out);
     }

@@ -27,6 +27,11 @@ void NerfModelConfig::match_pixel_footprint(float footprint) {
     if (std::isfinite(footprint) && footprint > march.min_step) march.min_step = footprint;
 }
 
+void NerfModelConfig::make_unbounded(float inner_radius) {
+    field.set_contraction(inner_radius);
+    march.far_sample = true;
+}
+
 NerfModel::NerfModel(const NerfModelConfig& config)
     : m_config(config), m_field(config.field), m_grid([&] {
           OccupancyGridConfig g;

@@ -40,6 +40,13 @@ struct NerfModelConfig {
     // occupancy threshold stays: tied to the step, it fell 3x on 270x480 fox views and left
     // the fog of the young field occupied (about 200 samples a ray instead of about 120).
     void match_pixel_footprint(float footprint);
+
+    // An unbounded scene: the encoding covers contracted space with an inner region of
+    // `inner_radius` (unit-cube frame, max norm) around the cube's centre, and rays that leave
+    // the occupancy grid end in a far sample (scene/marcher.h), so the background is learnt
+    // where it is instead of as haze inside the box.
+    void make_unbounded(float inner_radius);
+    bool unbounded() const { return field.contraction.enabled(); }
 };
 
 class NerfModel {

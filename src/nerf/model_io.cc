@@ -21,7 +21,7 @@ void check_range(bool ok, const std::string& path, const char* what) {
 
 json model_config_to_json(const NerfModelConfig& c) {
     const FieldConfig& f = c.field;
-    return {
+    json j = {
         {"field",
          {{"levels", f.grid.n_levels},
           {"features_per_level", f.grid.n_features_per_level},
@@ -45,6 +45,10 @@ json model_config_to_json(const NerfModelConfig& c) {
         {"grid_threshold", c.grid_threshold},
         {"grid_threshold_per_cascade", c.grid_threshold_per_cascade},
     };
+    // Unbounded scenes only, so a bounded scene's header is what it always was.
+    if (f.contraction.enabled()) j["field"]["contraction_radius"] = f.contraction.radius;
+    if (c.march.far_sample) j["march"]["far_sample"] = true;
+    return j;
 }
 
 NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
@@ -90,6 +94,12 @@ NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
                     fc.color_hidden_layers >= 1 && fc.color_hidden_layers <= 8,
                 path, "model.field hidden layers");
     check_range(fc.aabb_scale >= 1.0f && fc.aabb_scale <= 128.0f, path, "model.field.aabb_scale");
+    if (f.contains("contraction_radius")) {
+        fc.contraction.radius = snapshot_field<float>(f, "contraction_radius", path, "model.field");
+        check_range(std::isfinite(fc.contraction.radius) && fc.contraction.radius > 0 &&
+                        fc.contraction.radius <= 1024.0f,
+                    path, "model.field.contraction_radius");
+    }
 
     const json& s = j.contains("scene") ? j["scene"] : json();
     c.scene.scale = snapshot_field<float>(s, "scale", path, "model.scene");
@@ -104,6 +114,8 @@ NerfModelConfig model_config_from_json(const json& j, const std::string& path) {
     check_range(c.march.min_step > 0 && c.march.cone_angle >= 0 && c.march.max_samples >= 1 &&
                     c.march.max_samples <= 65536,
                 path, "model.march");
+    if (m.contains("far_sample"))
+        c.march.far_sample = snapshot_field<bool>(m, "far_sample", path, "model.march");
     c.grid_resolution = snapshot_field<int>(j, "grid_resolution", path, "model");
     check_range(c.grid_resolution >= 8 && c.grid_resolution <= 512 && c.grid_resolution % 2 == 0,
                 path, "model.grid_resolution");

@@ -44,25 +44,33 @@ float exit_distance(const Ray& r, const Vec3& lo, const Vec3& hi) {
 size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg,
                          MarchCursor& cursor, size_t max_count, RaySample* out) {
     const int K = grid.config().n_cascades;
+    // The ray left the grid: done, but for the far sample of an unbounded scene.
+    auto leave_grid = [&] {
+        cursor.done = true;
+        cursor.far_due = cfg.far_sample && cursor.emitted < cfg.max_samples;
+    };
     if (!cursor.started) {
         cursor.started = true;
         const float half = 0.5f * float(1 << (K - 1));
-        if (!intersect_box(ray, 0.5f - half, 0.5f + half, cursor.t, cursor.t_end))
-            cursor.done = true;
+        if (!intersect_box(ray, 0.5f - half, 0.5f + half, cursor.t, cursor.t_end)) leave_grid();
     }
     const int R = grid.config().resolution, B = grid.block_size();
     float t = cursor.t;
     size_t count = 0;
     while (!cursor.done && count < max_count) {
-        if (t >= cursor.t_end || cursor.emitted >= cfg.max_samples) {
+        if (cursor.emitted >= cfg.max_samples) {
             cursor.done = true;
+            break;
+        }
+        if (t >= cursor.t_end) {
+            leave_grid();
             break;
         }
         const Vec3 p{ray.origin.x + t * ray.direction.x, ray.origin.y + t * ray.direction.y,
                      ray.origin.z + t * ray.direction.z};
         const int k = grid.cascade_of(p);
         if (k >= K) {
-            cursor.done = true;
+            leave_grid();
             break;
         }
         const float size = float(1 << k), origin = 0.5f - 0.5f * size, cell_size = size / float(R);
@@ -99,6 +107,15 @@ size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchC
         t = std::max(t + 1e-6f, exit + 1e-5f * cell_size);
     }
     cursor.t = t;
+    if (cursor.far_due && count < max_count) {
+        const float f = kFarSampleDistance;
+        out[count++] = {{ray.origin.x + f * ray.direction.x, ray.origin.y + f * ray.direction.y,
+                         ray.origin.z + f * ray.direction.z},
+                        f,
+                        kFarSampleStep};
+        ++cursor.emitted;
+        cursor.far_due = false;
+    }
     return count;
 }
 

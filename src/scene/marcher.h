@@ -4,7 +4,10 @@
 // t * cone_angle for large scenes, never beyond the cell size of the cascade being crossed.
 // Empty space is crossed in one jump to the exit of the largest empty cube of cells around the
 // ray's cell (OccupancyGrid::empty_radius) or of its empty 8^3 block. At most `max_samples`
-// per ray.
+// per ray. In an unbounded scene (far_sample) a ray that leaves the grid ends with one more
+// sample "at infinity" (kFarSampleDistance along the ray, so its contracted position lies on
+// the edge of contracted space in the ray's direction) whose step is so long that it takes all
+// the light left: the background is part of the field, not a colour behind a box.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +22,11 @@ struct MarchConfig {
     float min_step = 1.7320508f / 1024.0f;
     float cone_angle = 0.0f;  // 1/256 for large (aabb_scale > 1) scenes
     size_t max_samples = 1024;
+    bool far_sample = false;  // unbounded scenes: end every ray that leaves the grid at infinity
 };
+
+inline constexpr float kFarSampleDistance = 1e5f;  // unit-cube frame
+inline constexpr float kFarSampleStep = 1e10f;
 
 struct RaySample {
     Vec3 position;  // unit-cube frame
@@ -37,6 +44,7 @@ struct MarchCursor {
     float t = 0, t_end = 0;
     size_t emitted = 0;
     bool started = false, done = false;
+    bool far_due = false;  // the far sample is still to be emitted
 };
 size_t march_ray_segment(const Ray& ray, const OccupancyGrid& grid, const MarchConfig& cfg,
                          MarchCursor& cursor, size_t max_count, RaySample* out);

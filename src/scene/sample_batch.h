@@ -9,16 +9,29 @@
 #include <vector>
 
 #include "core/aligned.h"
+#include "scene/contraction.h"
 #include "scene/marcher.h"
 
 namespace radiant {
 
 // The frame the hash grid encodes: the scene box [0.5 - s/2, 0.5 + s/2]^3 of the unit-cube
-// frame (s = aabb_scale) as [0, 1]^3.
+// frame (s = aabb_scale) as [0, 1]^3; or, for an unbounded scene, all of space contracted
+// (scene/contraction.h) into [-2, 2]^3, as [0, 1]^3.
 struct EncodingFrame {
     float aabb_scale = 1.0f;
+    SceneContraction contraction;
     // n positions [n][3] (unit-cube frame) into out [n][3].
     void map(const float* positions, size_t n, float* out) const {
+        if (contraction.enabled()) {
+            for (size_t i = 0; i < n; ++i) {
+                const float* p = positions + 3 * i;
+                const Vec3 c = contraction.contract({p[0], p[1], p[2]});
+                out[3 * i] = c.x * 0.25f + 0.5f;
+                out[3 * i + 1] = c.y * 0.25f + 0.5f;
+                out[3 * i + 2] = c.z * 0.25f + 0.5f;
+            }
+            return;
+        }
         const float inv = 1.0f / aabb_scale;
         for (size_t i = 0; i < 3 * n; ++i) out[i] = (positions[i] - 0.5f) * inv + 0.5f;
     }
