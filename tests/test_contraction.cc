@@ -84,9 +84,9 @@ TEST(SceneContraction, EncodingFrameMapsAllOfSpaceIntoTheUnitCube) {
     const float points[] = {0.5f, 0.5f, 0.5f, 2.5f, 0.5f, 0.5f, 1e5f, -1e5f, 0.5f};
     float out[9];
     frame.map(points, 3, out);
-    EXPECT_FLOAT_EQ(out[0], 0.5f);      // the centre
-    EXPECT_FLOAT_EQ(out[3], 0.75f);     // the inner boundary: contracted 1 of 2
-    EXPECT_NEAR(out[6], 1.0f, 1e-4f);   // infinity: the edge
+    EXPECT_FLOAT_EQ(out[0], 0.5f);     // the centre
+    EXPECT_FLOAT_EQ(out[3], 0.75f);    // the inner boundary: contracted 1 of 2
+    EXPECT_NEAR(out[6], 1.0f, 1e-4f);  // infinity: the edge
     EXPECT_NEAR(out[7], 0.0f, 1e-4f);
     for (float v : out) EXPECT_TRUE(v >= 0.0f && v <= 1.0f);
     // No contraction: the scene box, as before.
