@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/rng.h"
+#include "scene/composite.h"
 #include "scene/contraction.h"
 #include "scene/marcher.h"
 #include "scene/occupancy_grid.h"
@@ -135,6 +136,29 @@ TEST(SceneContraction, FarSampleEndsRaysThatLeaveTheGrid) {
     mc.max_samples = 3;
     EXPECT_EQ(march_ray(ray, grid, mc, whole.data()), 3u);
     EXPECT_LT(whole[2].t, 2.0f);
+}
+
+// The far sample is opaque whatever its density, and gives its density no gradient: the
+// background is its colour, not something to thin out.
+TEST(SceneContraction, FarSampleIsOpaqueAndHasNoDensityGradient) {
+    const float sigma[2] = {0.7f, 1e-12f}, rgb[6] = {0.2f, 0.4f, 0.6f, 0.9f, 0.1f, 0.3f};
+    const float dt[2] = {0.5f, kFarSampleStep}, bg[3] = {1, 1, 1}, d_color[3] = {1, -2, 0.5f};
+    const CompositeResult f = composite_forward(sigma, rgb, dt, 2, bg);
+    EXPECT_EQ(f.transmittance, 0.0f);
+    const float T1 = std::exp(-0.7f * 0.5f);
+    EXPECT_NEAR(f.rgb[1], (1 - T1) * 0.4f + T1 * 0.1f, 1e-6f);
+    float d_sigma[2], d_rgb[6];
+    composite_backward(sigma, rgb, dt, 2, bg, f, d_color, d_sigma, d_rgb, nullptr);
+    EXPECT_EQ(d_sigma[1], 0.0f);
+    EXPECT_NEAR(d_rgb[3], T1 * d_color[0], 1e-6f);
+    // The near sample's density gradient against a finite difference.
+    const float h = 1e-3f;
+    const float up[2] = {sigma[0] + h, sigma[1]}, down[2] = {sigma[0] - h, sigma[1]};
+    const CompositeResult a = composite_forward(up, rgb, dt, 2, bg),
+                          b = composite_forward(down, rgb, dt, 2, bg);
+    double fd = 0;
+    for (int k = 0; k < 3; ++k) fd += d_color[k] * (double(a.rgb[k]) - double(b.rgb[k])) / (2 * h);
+    EXPECT_NEAR(d_sigma[0], fd, 1e-3);
 }
 
 }  // namespace

@@ -247,5 +247,27 @@ TEST(ModelSnapshot, ResumeEqualsAnUninterruptedRun) {
     EXPECT_EQ(straight.grid().densities(), loaded.model->grid().densities());
 }
 
+// An unbounded model's rays that leave an empty grid meet only the far sample: the pixel is
+// the field's background colour (not the one passed in), and the depth and opacity extras,
+// which describe the scene, say nothing is there.
+TEST(RenderView, UnboundedBackgroundIsTheFieldsAndNotInDepthOrOpacity) {
+    ThreadPool pool(2);
+    SmallScene scene(pool);
+    NerfModelConfig config = test::small_model_config(scene.train);
+    config.make_unbounded(1.0f);
+    NerfModel model(config);
+    model.init_params(3);  // an empty grid: no cell is occupied yet
+    const StagedImage& im = scene.images.images[0];
+    const float bg[3] = {0.0f, 1.0f, 0.0f};
+    ViewExtras extras;
+    const ImageF img = render_view(model, im.camera, im.camera_to_world, bg, pool, &extras);
+    for (int y = 0; y < img.height; y += 5)
+        for (int x = 0; x < img.width; x += 5) {
+            EXPECT_EQ(extras.opacity.at(x, y, 0), 0.0f);
+            EXPECT_EQ(extras.depth.at(x, y, 0), 0.0f);
+            EXPECT_LT(img.at(x, y, 1), 0.99f) << "the green background shows through";
+        }
+}
+
 }  // namespace
 }  // namespace radiant

@@ -25,6 +25,7 @@ struct BlockBuffers {
     std::vector<Ray> rays;
     std::vector<MarchCursor> cursors;
     std::vector<float> T, rgb_acc, depth_acc;
+    std::vector<float> T_before_far;  // T where the ray reached an unbounded scene's far sample
     std::vector<uint32_t> active, seg_begin;
     SampleBatch samples;       // one round's samples, all active rays back to back
     AlignedVector<float> enc;  // the round's encoding
@@ -83,6 +84,7 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
         b.T.assign(W, 1.0f);
         b.rgb_acc.assign(3 * W, 0.0f);
         b.depth_acc.assign(W, 0.0f);
+        b.T_before_far.assign(W, -1.0f);
         b.active.resize(W);
         for (size_t x = 0; x < W; ++x) {
             b.rays[x] = camera_ray(camera, pose, model.config().scene, float(pixel_x(x)) + 0.5f,
@@ -121,11 +123,14 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                 Transmittance T{b.T[x]};
                 for (size_t i = b.seg_begin[a];
                      i < b.seg_begin[a + 1] && T.visible(kRenderOpaqueTransmittance); ++i) {
+                    // The far sample is the background: not in depth nor opacity.
+                    const bool far = is_far_sample(s.dt[i]);
+                    if (far) b.T_before_far[x] = T.value;
                     const float w = T.absorb(b.sigma[i], s.dt[i]);
                     b.lit.push_back(uint32_t(i));
                     b.lit_ray.push_back(x);
                     b.lit_weight.push_back(w);
-                    if (extras) b.depth_acc[x] += w * s.t[i];
+                    if (extras && !far) b.depth_acc[x] += w * s.t[i];
                 }
                 b.T[x] = T.value;
                 if (T.visible(kRenderOpaqueTransmittance) && !b.cursors[x].done)
@@ -160,10 +165,12 @@ ImageF render_view(const NerfModel& model, const CameraIntrinsics& camera,
                 out.at(px, py, k) =
                     std::clamp(scale * b.rgb_acc[3 * x + k] + T * background[k], 0.0f, 1.0f);
             if (extras) {
-                const float opacity = 1.0f - T;
-                extras->opacity.at(px, py, 0) = opacity;
+                // Of the scene alone: an unbounded scene's background does not count.
+                const bool far = b.T_before_far[x] >= 0.0f;
+                const float T_scene = far ? b.T_before_far[x] : b.T[x];
+                extras->opacity.at(px, py, 0) = 1.0f - (far ? T_scene : T);
                 extras->depth.at(px, py, 0) =
-                    b.T[x] < 1.0f - 1e-6f ? b.depth_acc[x] / (1.0f - b.T[x]) : 0.0f;
+                    T_scene < 1.0f - 1e-6f ? b.depth_acc[x] / (1.0f - T_scene) : 0.0f;
             }
         }
     });

@@ -13,6 +13,7 @@ namespace radiant {
 
 // Per-pixel extras a render can also produce (depth views, point clouds, the viewer's modes).
 struct ViewExtras {
+    // Of the scene alone (an unbounded scene's far sample, its background, does not count):
     ImageF opacity;  // 1 channel: 1 - transmittance left at the end of the ray
     ImageF depth;    // 1 channel: expected termination distance / opacity (unit-cube frame)
 };

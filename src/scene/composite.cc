@@ -49,7 +49,7 @@ void composite_backward(const float* sigma, const float* rgb, const float* dt, s
             g += d_color[k] * (T_next * rgb[3 * i + k] - suffix);
             d_rgb[3 * i + k] = d_color[k] * w;
         }
-        d_sigma[i] = dt[i] * g;
+        d_sigma[i] = is_far_sample(dt[i]) ? 0.0f : dt[i] * g;
     }
     if (d_background)
         for (int k = 0; k < 3; ++k) d_background[k] = d_color[k] * forward.transmittance;

@@ -17,6 +17,12 @@
 
 namespace radiant {
 
+// The step of an unbounded scene's far sample (scene/marcher.h): a sample at least this long
+// is opaque whatever its density (alpha = 1, and no density gradient), the background at
+// infinity that takes all the light left.
+inline constexpr float kFarSampleStep = 1e10f;
+inline bool is_far_sample(float dt) { return dt >= kFarSampleStep; }
+
 // The transmittance recurrence, one sample at a time.
 struct Transmittance {
     float value = 1.0f;  // T_i: the share of light that reaches the next sample
@@ -24,7 +30,7 @@ struct Transmittance {
     // Absorbs the next sample (density sigma, step length dt): returns its compositing weight
     // T_i alpha_i and moves on to T_{i+1} = T_i (1 - alpha_i).
     float absorb(float sigma, float dt) {
-        const float alpha = 1.0f - std::exp(-sigma * dt);
+        const float alpha = is_far_sample(dt) ? 1.0f : 1.0f - std::exp(-sigma * dt);
         const float weight = value * alpha;
         value *= 1.0f - alpha;
         return weight;

@@ -14,6 +14,7 @@
 
 #include "core/aligned.h"
 #include "scene/camera.h"
+#include "scene/composite.h"
 #include "scene/occupancy_grid.h"
 
 namespace radiant {
@@ -25,8 +26,7 @@ struct MarchConfig {
     bool far_sample = false;  // unbounded scenes: end every ray that leaves the grid at infinity
 };
 
-inline constexpr float kFarSampleDistance = 1e5f;  // unit-cube frame
-inline constexpr float kFarSampleStep = 1e10f;
+inline constexpr float kFarSampleDistance = 1e5f;  // unit-cube frame; its step: kFarSampleStep
 
 struct RaySample {
     Vec3 position;  // unit-cube frame

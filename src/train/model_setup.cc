@@ -52,7 +52,9 @@ void choose_space(NerfModelConfig& mc, const ImageSet& images, SceneSpace space,
         }
         return;
     }
-    const float radius = std::max(0.5f, camera_extent(images, mc.scene, comm));
+    // At most 16: the finest level (8192 cells per inner radius) and the level scale stay in
+    // what snapshots accept for every encoding; cameras further out are then contracted too.
+    const float radius = std::clamp(camera_extent(images, mc.scene, comm), 0.5f, 16.0f);
     float aabb = mc.field.aabb_scale;
     while (aabb < 8.0f * radius && aabb < 128.0f) aabb *= 2.0f;
     if (aabb != mc.field.aabb_scale) {
