@@ -34,6 +34,10 @@ class GradientSum {
     GradientSum(const HashGrid& grid, size_t mlp_params, size_t mlp_offset);
 
     size_t items() const { return m_levels.size() + (m_mlp_params + kMlpBlock - 1) / kMlpBlock; }
+    // The hash level of item i < levels(): finest first. A step's hash forward walks the levels
+    // in the same order, so each level's table stays in cache the same way both times.
+    size_t levels() const { return m_levels.size(); }
+    int level(size_t item) const { return m_levels[item]; }
     // Item i of the sum over chunks [0, chunks) into `grads`.
     void sum(size_t item, size_t chunks, const std::function<ChunkGradient(size_t)>& chunk,
              float* grads) const;

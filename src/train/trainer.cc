@@ -248,9 +248,8 @@ double NerfTrainer::forward_backward(const std::function<void(double&)>& lap) {
     // The hash-grid forward of every sample of the step, a level per work item (as the
     // backward below): a level's table stays in cache across the step's samples.
     const NerfField& field = m_model.field();
-    const size_t levels = size_t(field.grid().config().n_levels);
-    sched.run(levels, [&](size_t i, int) {
-        const int level = int(levels - 1 - i);  // finest first, as the gradient sum
+    sched.run(m_gradient_sum.levels(), [&](size_t i, int) {
+        const int level = m_gradient_sum.level(i);
         for (size_t c = sched.chunks_begin(); c < sched.chunks_end(); ++c) {
             const ChunkView ch = m_chunks->view(c);
             if (ch.n)
